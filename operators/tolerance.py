@@ -1,0 +1,124 @@
+"""Default output comparison: upstream KernelGenBench's tolerances (research/upstream_kgb.md §2,
+"Tolerance"), which are FlagGems' `RESOLUTION` table with atol = 1e-4 * R, R the reduction length.
+
+- atol = 1e-4 * reduce_dim; rtol = RESOLUTION[dtype]; integer and bool outputs exact.
+- NaN must sit exactly where the reference has NaN; infinities must match in sign and place.
+- dtype and shape must match the reference exactly.
+- On the Triton CPU interpreter fp32->bf16 casts truncate instead of rounding to nearest even,
+  which can cost one more bf16 ulp: `interpreter=True` doubles the bf16 rtol (2^-6 -> 2^-5).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+from operators.spec import Comparison
+
+RESOLUTION: dict[torch.dtype, float] = {
+    torch.float16: 1e-3,
+    torch.bfloat16: 0.016,
+    torch.float32: 1e-5,
+    torch.float64: 1e-5,
+    torch.complex64: 1.3e-6,
+    torch.complex128: 1e-6,
+    torch.float8_e4m3fn: 0.125,
+}
+BASE_ATOL = 1e-4
+
+
+def tolerances(dtype: torch.dtype, reduce_dim: int = 1, *, interpreter: bool = False) -> tuple[float, float]:
+    """(atol, rtol) for one output dtype; (0, 0) for integer and bool dtypes."""
+    if not (dtype.is_floating_point or dtype.is_complex):
+        return 0.0, 0.0
+    rtol = RESOLUTION.get(dtype, 1e-3)
+    if interpreter and dtype == torch.bfloat16:
+        rtol *= 2
+    return BASE_ATOL * max(1, int(reduce_dim)), rtol
+
+
+def _tensor_errors(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
+    o = out.detach().to("cpu")
+    r = ref.detach().to("cpu")
+    if o.is_complex() or r.is_complex():
+        o, r = o.to(torch.complex128), r.to(torch.complex128)
+    else:
+        o, r = o.to(torch.float64), r.to(torch.float64)
+    finite = torch.isfinite(o) & torch.isfinite(r)
+    if not bool(finite.any()):
+        return 0.0, 0.0
+    diff = (o - r).abs()[finite]
+    rel = diff / r.abs()[finite].clamp_min(1e-30)
+    return float(diff.max()), float(rel.max())
+
+
+def compare_tensors(out: Any, ref: torch.Tensor, *, exact: bool = False, reduce_dim: int = 1,
+                    interpreter: bool = False, what: str = "output") -> Comparison:
+    if not isinstance(out, torch.Tensor):
+        return Comparison(False, reason=f"{what}: expected a tensor, got {type(out).__name__}")
+    if out.dtype != ref.dtype:
+        return Comparison(False, reason=f"{what}: dtype {out.dtype} != expected {ref.dtype}")
+    if tuple(out.shape) != tuple(ref.shape):
+        return Comparison(False, reason=f"{what}: shape {tuple(out.shape)} != expected {tuple(ref.shape)}")
+    if out.numel() == 0:
+        return Comparison(True, 0.0, 0.0)
+    o = out.detach().to("cpu")
+    r = ref.detach().to("cpu")
+    max_abs, max_rel = _tensor_errors(o, r)
+    if exact or not (r.dtype.is_floating_point or r.dtype.is_complex):
+        if r.dtype.is_floating_point or r.dtype.is_complex:
+            same = (o == r) | (torch.isnan(o) & torch.isnan(r))
+        else:
+            same = o == r
+        if bool(same.all()):
+            return Comparison(True, max_abs, max_rel)
+        bad = int((~same).sum())
+        return Comparison(False, max_abs, max_rel, f"{what}: {bad} of {o.numel()} elements differ (exact match required)")
+    atol, rtol = tolerances(r.dtype, reduce_dim, interpreter=interpreter)
+    if r.dtype == torch.float8_e4m3fn:
+        o, r = o.to(torch.float32), r.to(torch.float32)
+    close = torch.isclose(o, r, rtol=rtol, atol=atol, equal_nan=True)
+    if bool(close.all()):
+        return Comparison(True, max_abs, max_rel)
+    bad = int((~close).sum())
+    nan_bad = int((torch.isnan(o) != torch.isnan(r)).sum())
+    detail = f", {nan_bad} NaN mismatches" if nan_bad else ""
+    return Comparison(False, max_abs, max_rel,
+                      f"{what}: {bad} of {o.numel()} elements outside atol={atol:g}, rtol={rtol:g}{detail}")
+
+
+def compare_outputs(out: Any, ref: Any, *, exact: bool = False, reduce_dim: int = 1,
+                    interpreter: bool = False, what: str = "output") -> Comparison:
+    """Compare nested outputs (tensor, tuple/list of outputs, Python scalar, None)."""
+    if isinstance(ref, torch.Tensor):
+        return compare_tensors(out, ref, exact=exact, reduce_dim=reduce_dim, interpreter=interpreter, what=what)
+    if isinstance(ref, (tuple, list)):
+        if not isinstance(out, (tuple, list)) or len(out) != len(ref):
+            got = f"{type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list)) else type(out).__name__
+            return Comparison(False, reason=f"{what}: expected a sequence of {len(ref)} outputs, got {got}")
+        worst_abs, worst_rel = 0.0, 0.0
+        for i, (o, r) in enumerate(zip(out, ref)):
+            c = compare_outputs(o, r, exact=exact, reduce_dim=reduce_dim, interpreter=interpreter, what=f"{what}[{i}]")
+            if not c.passed:
+                return c
+            worst_abs = max(worst_abs, c.max_abs_err or 0.0)
+            worst_rel = max(worst_rel, c.max_rel_err or 0.0)
+        return Comparison(True, worst_abs, worst_rel)
+    if ref is None:
+        return Comparison(out is None, reason="" if out is None else f"{what}: expected None")
+    if isinstance(ref, (bool, int, float, complex)):
+        if isinstance(out, torch.Tensor) and out.numel() == 1:
+            out = out.item()
+        if not isinstance(out, (bool, int, float, complex)):
+            return Comparison(False, reason=f"{what}: expected a Python number, got {type(out).__name__}")
+        if isinstance(ref, bool) or isinstance(ref, int) and not isinstance(ref, bool) and exact:
+            ok = out == ref
+            return Comparison(ok, reason="" if ok else f"{what}: {out!r} != expected {ref!r}")
+        err = abs(complex(out) - complex(ref))
+        rel = err / max(abs(complex(ref)), 1e-30)
+        both_nan = isinstance(ref, float) and math.isnan(ref) and isinstance(out, float) and math.isnan(out)
+        ok = both_nan or err <= BASE_ATOL * max(1, reduce_dim) + 1e-5 * abs(complex(ref))
+        return Comparison(ok, err, rel, "" if ok else f"{what}: {out!r} != expected {ref!r}")
+    return Comparison(out == ref, reason="" if out == ref else f"{what}: {out!r} != expected {ref!r}")

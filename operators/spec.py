@@ -168,6 +168,9 @@ class OperatorSpec:
     # "the built-in torch op through invoke()", or a callable(inputs) -> outputs computed otherwise.
     reference_impl: Callable[..., Any] | None = None
     reference: Callable[[Inputs], Any] | None = None  # ATen only: overrides the built-in op
+    # the vendor library to time against, by torch device type ("cuda" -> cuBLAS through ctypes):
+    # returns an impl with the baseline's signature, or None to time the reference instead
+    vendor_baseline: Callable[[str], Callable[..., Any] | None] | None = None
     compare: Callable[[Any, Any, Case, Inputs], Comparison] | None = None  # None: operators.tolerance.compare_outputs
     reduce_dim: Callable[[Case], int] | None = None  # reduction length R for atol = 1e-4 * R
     exact: bool = False  # outputs must match bit for bit (indices, copies, layout, comparisons)

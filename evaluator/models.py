@@ -1,0 +1,271 @@
+"""Site-side records of the evaluator: chips, runners, evaluation jobs and their results.
+
+Only the site imports this module (runner machines run evaluator.harness / evaluator.runner).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class DeviceType(models.TextChoices):
+    CUDA = "cuda", "cuda (NVIDIA, and AMD/Hygon/Iluvatar/MetaX through CUDA-compatible torch)"
+    CPU = "cpu", "cpu (Triton interpreter)"
+    NPU = "npu", "npu (Ascend)"
+    MUSA = "musa", "musa (Moore Threads)"
+    XPU = "xpu", "xpu"
+    MLU = "mlu", "mlu"
+
+
+class Chip(models.Model):
+    """A hardware platform with its published peaks (and, where we have them, our measurements)."""
+
+    slug = models.SlugField(unique=True, max_length=40)
+    name = models.CharField(max_length=100)
+    vendor = models.CharField(max_length=60)
+    family = models.CharField(
+        max_length=30, help_text="Chip family for prompts: nvidia, amd, ascend, moore_threads, hygon, iluvatar, metax, cpu."
+    )
+    device_type = models.CharField(max_length=10, choices=DeviceType.choices)
+    triton_backend = models.CharField(max_length=60, help_text="Triton backend or fork, e.g. 'nvidia', 'amd', 'triton-ascend'.")
+    l2_bytes = models.BigIntegerField(null=True, blank=True)
+    peak_bandwidth_gbs = models.FloatField(null=True, blank=True, help_text="Published peak memory bandwidth, GB/s.")
+    peak_tflops = models.JSONField(default=dict, blank=True, help_text="Published dense peak per dtype, TFLOP/s.")
+    measured = models.JSONField(default=dict, blank=True, help_text="Our own measurements on this chip, with dates.")
+    sources = models.TextField(blank=True, help_text="Where the published figures come from.")
+    timing_meaningful = models.BooleanField(default=True, help_text="False for the CPU interpreter: no speedups.")
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["vendor", "name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(peak_bandwidth_gbs__isnull=True) | models.Q(peak_bandwidth_gbs__gt=0),
+                name="chip_bandwidth_positive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def queue_name(self) -> str:
+        return f"chip.{self.slug}"
+
+
+class RunnerState(models.TextChoices):
+    ACTIVE = "active", "active"
+    DRAINING = "draining", "draining (finishes current jobs, takes no new ones)"
+    DISABLED = "disabled", "disabled"
+
+
+class Runner(models.Model):
+    """A registered machine for one chip. Its token is shown once and stored hashed (sha256)."""
+
+    name = models.CharField(max_length=100)
+    chip = models.ForeignKey(Chip, on_delete=models.PROTECT, related_name="runners")
+    token_id = models.CharField(max_length=16, unique=True, help_text="Public part of the token, for lookup.")
+    token_hash = models.CharField(max_length=64, help_text="sha256 hex of the whole token.")
+    state = models.CharField(max_length=10, choices=RunnerState.choices, default=RunnerState.ACTIVE)
+    last_heartbeat_at = models.DateTimeField(null=True, blank=True)
+    last_environment = models.JSONField(default=dict, blank=True)
+    current_job = models.ForeignKey(
+        "EvaluationJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    token_rotated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["chip__slug", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["chip", "name"], name="runner_unique_name_per_chip"),
+            models.CheckConstraint(
+                condition=models.Q(state__in=["active", "draining", "disabled"]), name="runner_state_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.chip.slug})"
+
+    def is_online(self, now=None) -> bool:
+        if self.last_heartbeat_at is None:
+            return False
+        now = now or timezone.now()
+        return (now - self.last_heartbeat_at).total_seconds() <= settings.KGB_RUNNER_OFFLINE_AFTER_S
+
+
+class JobState(models.TextChoices):
+    QUEUED = "queued", "queued"
+    RUNNING = "running", "running"
+    DONE = "done", "done"
+    FAILED = "failed", "failed (no verdict: harness or runner failure)"
+    CANCELLED = "cancelled", "cancelled"
+
+
+TERMINAL_JOB_STATES = (JobState.DONE, JobState.FAILED, JobState.CANCELLED)
+
+
+class Tier(models.TextChoices):
+    SMOKE = "smoke", "smoke"
+    FULL = "full", "full"
+    EDGE = "edge", "edge"
+    PERF = "perf", "perf"
+
+
+class EvaluationJob(models.Model):
+    """One attempt to be evaluated on one chip. Created before its Celery task is sent."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    attempt = models.ForeignKey("leaderboard.Attempt", on_delete=models.CASCADE, related_name="jobs")
+    chip = models.ForeignKey(Chip, on_delete=models.PROTECT, related_name="jobs")
+    tier = models.CharField(max_length=10, choices=Tier.choices)
+    state = models.CharField(max_length=10, choices=JobState.choices, default=JobState.QUEUED)
+    runner = models.ForeignKey(Runner, null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs")
+    # held-out runs: the seed stays on the site and in the runner's trusted harness, never in the
+    # candidate's process, in logs or in the public API
+    secret_seed = models.BigIntegerField(null=True, blank=True)
+    timeout_s = models.PositiveIntegerField(default=600)
+    deliveries = models.PositiveIntegerField(default=0, help_text="How many times a runner picked this job up.")
+    queued_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, help_text="Why the job failed without a verdict.")
+
+    class Meta:
+        ordering = ["-queued_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(state__in=["queued", "running", "done", "failed", "cancelled"]),
+                name="job_state_valid",
+            ),
+            models.CheckConstraint(condition=models.Q(tier__in=["smoke", "full", "edge", "perf"]), name="job_tier_valid"),
+        ]
+        indexes = [
+            # queue depth per chip and the runners page's in-flight list
+            models.Index(fields=["chip", "state"], name="job_chip_state_idx"),
+            # submission progress
+            models.Index(fields=["attempt", "state"], name="job_attempt_state_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"job {self.id} ({self.state})"
+
+    @property
+    def held_out(self) -> bool:
+        return self.secret_seed is not None
+
+
+class Verdict(models.TextChoices):
+    CORRECT = "correct", "correct"
+    INCORRECT = "incorrect", "incorrect"
+    COMPILE_ERROR = "compile_error", "compile error"
+    MISSING_ENTRYPOINT = "missing_entrypoint", "missing entrypoint"
+    RUNTIME_ERROR = "runtime_error", "runtime error"
+    TIMEOUT = "timeout", "timeout"
+    CHEAT_DETECTED = "cheat_detected", "cheat detected"
+
+
+# verdicts for which the kernel at least compiled and ran its entrypoints
+COMPILED_VERDICTS = (Verdict.CORRECT, Verdict.INCORRECT, Verdict.RUNTIME_ERROR, Verdict.TIMEOUT, Verdict.CHEAT_DETECTED)
+
+
+class Evaluation(models.Model):
+    """The verdict of one job: exactly one per job, whatever the number of deliveries."""
+
+    job = models.OneToOneField(EvaluationJob, on_delete=models.CASCADE, related_name="evaluation")
+    # denormalised from the job so leaderboard aggregation needs no join through jobs
+    attempt = models.ForeignKey("leaderboard.Attempt", on_delete=models.CASCADE, related_name="evaluations")
+    chip = models.ForeignKey(Chip, on_delete=models.PROTECT, related_name="evaluations")
+    runner = models.ForeignKey(Runner, null=True, blank=True, on_delete=models.SET_NULL, related_name="evaluations")
+    tier = models.CharField(max_length=10, choices=Tier.choices)
+    held_out = models.BooleanField(default=False)
+    verdict = models.CharField(max_length=20, choices=Verdict.choices)
+    reason = models.TextField(blank=True)
+    cases = models.JSONField(default=list, blank=True)
+    cases_total = models.PositiveIntegerField(default=0)
+    cases_passed = models.PositiveIntegerField(default=0)
+    timing = models.JSONField(null=True, blank=True)
+    speedup = models.FloatField(null=True, blank=True)
+    sol_pct = models.FloatField(null=True, blank=True)
+    findings = models.JSONField(default=list, blank=True)
+    environment = models.JSONField(default=dict, blank=True)
+    harness_version = models.CharField(max_length=40, blank=True)
+    result_schema = models.CharField(max_length=30, blank=True)
+    duration_s = models.FloatField(null=True, blank=True)
+    stderr_tail = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(
+                    verdict__in=[
+                        "correct",
+                        "incorrect",
+                        "compile_error",
+                        "missing_entrypoint",
+                        "runtime_error",
+                        "timeout",
+                        "cheat_detected",
+                    ]
+                ),
+                name="evaluation_verdict_valid",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(speedup__isnull=True) | models.Q(speedup__gt=0), name="evaluation_speedup_positive"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(cases_passed__lte=models.F("cases_total")), name="evaluation_cases_consistent"
+            ),
+        ]
+        indexes = [
+            # leaderboard aggregation: evaluations per chip joined to attempts
+            models.Index(fields=["chip", "attempt"], name="evaluation_chip_attempt_idx"),
+            models.Index(fields=["chip", "verdict"], name="evaluation_chip_verdict_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.verdict} on {self.chip.slug}"
+
+
+class JobEvent(models.Model):
+    """Audit log: every state change of a job, with who caused it."""
+
+    job = models.ForeignKey(EvaluationJob, on_delete=models.CASCADE, related_name="events")
+    from_state = models.CharField(max_length=10, blank=True)
+    to_state = models.CharField(max_length=10)
+    runner = models.ForeignKey(Runner, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    detail = models.TextField(blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["at", "id"]
+        indexes = [models.Index(fields=["job", "at"], name="jobevent_job_at_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.job_id}: {self.from_state or '-'} -> {self.to_state}"
+
+
+class RunnerAuditEvent(models.Model):
+    """Audit log: admin actions on runners (register, disable, drain, rotate, ...)."""
+
+    runner = models.ForeignKey(Runner, on_delete=models.CASCADE, related_name="audit_events")
+    action = models.CharField(max_length=30)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    detail = models.TextField(blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["runner", "at"], name="runneraudit_runner_at_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.runner_id}: {self.action}"

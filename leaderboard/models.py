@@ -1,0 +1,198 @@
+"""LLM models, agent scaffolds, submissions and their attempts; reported (published) results."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class LLMModel(models.Model):
+    provider = models.CharField(max_length=60)
+    name = models.CharField(max_length=100)
+    version = models.CharField(max_length=60, blank=True)
+    release_date = models.DateField(null=True, blank=True)
+    price_input_per_mtok = models.DecimalField(
+        "price per million input tokens (USD)", max_digits=10, decimal_places=4, null=True, blank=True
+    )
+    price_output_per_mtok = models.DecimalField(
+        "price per million output tokens (USD)", max_digits=10, decimal_places=4, null=True, blank=True
+    )
+    price_cached_input_per_mtok = models.DecimalField(
+        "price per million cached input tokens (USD)", max_digits=10, decimal_places=4, null=True, blank=True
+    )
+    url = models.URLField(blank=True)
+
+    class Meta:
+        ordering = ["provider", "name", "version"]
+        verbose_name = "LLM model"
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "name", "version"], name="llmmodel_unique_identity"),
+            models.CheckConstraint(
+                condition=models.Q(price_input_per_mtok__isnull=True) | models.Q(price_input_per_mtok__gte=0),
+                name="llmmodel_input_price_nonnegative",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(price_output_per_mtok__isnull=True) | models.Q(price_output_per_mtok__gte=0),
+                name="llmmodel_output_price_nonnegative",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.version}".strip()
+
+
+class ScaffoldKind(models.TextChoices):
+    ONE_SHOT = "one_shot", "one-shot LLM"
+    PASS_AT_K = "pass_at_k", "LLM pass@k"
+    AGENT = "agent", "agent"
+
+
+class Scaffold(models.Model):
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=ScaffoldKind.choices)
+    version = models.CharField(max_length=60, blank=True)
+    url = models.URLField(blank=True)
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["name", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="scaffold_unique_name_version"),
+            models.CheckConstraint(
+                condition=models.Q(kind__in=["one_shot", "pass_at_k", "agent"]), name="scaffold_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.version}".strip()
+
+
+class Track(models.TextChoices):
+    LLM = "llm", "LLM (pass@k)"
+    AGENT = "agent", "agent"
+    REFERENCE = "reference", "reference Triton"
+
+
+class SubmissionStatus(models.TextChoices):
+    RECEIVED = "received", "received"
+    EVALUATING = "evaluating", "evaluating"
+    COMPLETE = "complete", "complete"
+    FAILED = "failed", "failed"
+    WITHDRAWN = "withdrawn", "withdrawn"
+
+
+class Submission(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=120, help_text="A short label shown on leaderboards.")
+    model = models.ForeignKey(LLMModel, on_delete=models.PROTECT, related_name="submissions", null=True, blank=True)
+    scaffold = models.ForeignKey(Scaffold, on_delete=models.PROTECT, related_name="submissions", null=True, blank=True)
+    track = models.CharField(max_length=10, choices=Track.choices)
+    uploader = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="submissions", null=True, blank=True
+    )
+    target_chip = models.ForeignKey("evaluator.Chip", on_delete=models.PROTECT, related_name="submissions")
+    metadata = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=12, choices=SubmissionStatus.choices, default=SubmissionStatus.RECEIVED)
+    is_public = models.BooleanField(default=True)
+    is_demo = models.BooleanField(default=False, help_text="Demo data from `seed_demo`: labelled as such on the site.")
+    held_out = models.BooleanField(default=False, help_text="Evaluated with secret seeds (ranked runs).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(track__in=["llm", "agent", "reference"]), name="submission_track_valid"),
+            models.CheckConstraint(
+                condition=models.Q(status__in=["received", "evaluating", "complete", "failed", "withdrawn"]),
+                name="submission_status_valid",
+            ),
+        ]
+        indexes = [
+            # the leaderboard lists public submissions per chip, newest first
+            models.Index(fields=["target_chip", "is_public", "status"], name="submission_board_idx"),
+            models.Index(fields=["uploader", "created_at"], name="submission_uploader_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Attempt(models.Model):
+    """One generated solution file: submission x operator x sample index (pass@k samples)."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="attempts")
+    operator = models.ForeignKey("operators.Operator", on_delete=models.PROTECT, related_name="attempts")
+    sample_index = models.PositiveSmallIntegerField(default=0)
+    file_name = models.CharField(max_length=160)
+    source = models.TextField()
+    source_sha256 = models.CharField(max_length=64)
+    prompt_tokens = models.PositiveBigIntegerField(default=0)
+    completion_tokens = models.PositiveBigIntegerField(default=0)
+    cached_tokens = models.PositiveBigIntegerField(default=0)
+    reasoning_tokens = models.PositiveBigIntegerField(default=0)
+    turns = models.PositiveIntegerField(null=True, blank=True)
+    wall_time_s = models.FloatField(null=True, blank=True)
+    transcript = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["submission", "operator", "sample_index"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "operator", "sample_index"], name="attempt_unique_sample"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(wall_time_s__isnull=True) | models.Q(wall_time_s__gte=0),
+                name="attempt_wall_time_nonnegative",
+            ),
+        ]
+        indexes = [
+            # per-operator pages: best attempts for one operator
+            models.Index(fields=["operator", "submission"], name="attempt_operator_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.submission} / {self.operator_id} #{self.sample_index}"
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class ReportedResult(models.Model):
+    """A published figure (e.g. the KernelGenBench paper's tables): shown as 'reported', never as verified."""
+
+    source_name = models.CharField(max_length=200, help_text="Where the figure was published.")
+    source_url = models.URLField(blank=True)
+    table = models.CharField(max_length=60, help_text="e.g. 'multi_source', 'multi_chip', 'cost'.")
+    method = models.CharField(max_length=120, help_text="Scaffold or method as published, e.g. 'Claude Code'.")
+    model_name = models.CharField(max_length=100)
+    chip_label = models.CharField(max_length=60, help_text="Chip as published, e.g. 'NVIDIA A100' or 'Platform E'.")
+    chip = models.ForeignKey("evaluator.Chip", null=True, blank=True, on_delete=models.SET_NULL)
+    operator_set = models.CharField(max_length=30, help_text="overall, aten, vllm13, cublas, mc ...")
+    accuracy_pct = models.FloatField(null=True, blank=True)
+    speedup = models.FloatField(null=True, blank=True)
+    total_tokens_m = models.FloatField(null=True, blank=True)
+    tokens_per_success_m = models.FloatField(null=True, blank=True)
+    total_time_h = models.FloatField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    imported_at = models.DateTimeField(auto_now_add=True)
+    imported_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["table", "method", "model_name", "chip_label", "operator_set"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source_name", "table", "method", "model_name", "chip_label", "operator_set"],
+                name="reported_unique_cell",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(accuracy_pct__isnull=True)
+                | (models.Q(accuracy_pct__gte=0) & models.Q(accuracy_pct__lte=100)),
+                name="reported_accuracy_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method} ({self.model_name}) {self.chip_label} {self.operator_set}"

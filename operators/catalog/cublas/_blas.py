@@ -1,0 +1,349 @@
+"""Column-major BLAS semantics on torch tensors, shared by the cuBLAS catalog modules (no SPECS here).
+
+Every matrix or vector argument is a buffer: cuBLAS sees only its data pointer, so a torch tensor's
+shape is irrelevant and element (i, j) of a column-major matrix with leading dimension `ld` lives at
+storage offset i + j*ld (research/upstream_kgb.md §2.3: upstream allocates row-major tensors and
+passes lda = A.shape[0]). Vectors with increment inc hold element i at i*inc, or at (n-1-i)*|inc| when
+inc < 0 (BLAS walks a negative increment backwards from the end). References compute in float64
+(complex128) and round once to the buffer dtype (research/operators.md §1, profile FG), honour the BLAS
+shortcuts (alpha == 0: A, B, x are not read; beta == 0: C, y are not read) and write only what BLAS
+writes; everything else in an output buffer must come back bit-for-bit unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+
+from operators.spec import Comparison, Cost, Inputs, OperatorSpec, Rng, dtype_of
+from operators.tolerance import compare_tensors
+
+TRANS_FLAGS = ("N", "T", "C")
+UPLO_FLAGS = ("U", "L")
+DIAG_FLAGS = ("N", "U")
+SIDE_FLAGS = ("L", "R")
+# cudaDataType_t values (library_types.h): the *Ex routines take them as plain ints
+CUDA_R_16F, CUDA_R_32F, CUDA_R_64F, CUDA_C_32F, CUDA_C_64F, CUDA_R_16BF = 2, 0, 1, 4, 5, 14
+CUDA_DATA_TYPES: dict[int, torch.dtype] = {
+    CUDA_R_16F: torch.float16,
+    CUDA_R_32F: torch.float32,
+    CUDA_R_64F: torch.float64,
+    CUDA_C_32F: torch.complex64,
+    CUDA_C_64F: torch.complex128,
+    CUDA_R_16BF: torch.bfloat16,
+}
+
+FIDELITY = (
+    "Reference = the BLAS definition written in PyTorch on the raw column-major buffers, computed in "
+    "float64/complex128 and rounded once. Checked in tests/operators/test_cublas.py against explicit "
+    "element loops of the BLAS formulas and against torch.linalg (solve_triangular, matmul) on float64, "
+    "including negative increments, padded leading dimensions and the alpha/beta = 0 shortcuts. The check "
+    "against real cuBLAS (bench/cublas_vendor_check.py, cuBLAS through ctypes on an H200) is written and "
+    "still to be run by the lead; its output goes to BENCHMARKS.md."
+)
+
+
+def check_flag(name: str, value: Any, allowed: Sequence[str]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def work_dtype(dtype: torch.dtype) -> torch.dtype:
+    return torch.complex128 if dtype.is_complex else torch.float64
+
+
+# ---------------------------------------------------------------------------- buffers as BLAS objects
+
+
+def vector_view(x: torch.Tensor, n: int, inc: int, offset: int = 0) -> torch.Tensor:
+    """The n elements a BLAS vector touches, in storage order (ascending addresses)."""
+    return x.as_strided((max(n, 0),), (max(abs(inc), 1),), x.storage_offset() + offset)
+
+
+def read_vector(x: torch.Tensor, n: int, inc: int, offset: int = 0) -> torch.Tensor:
+    """Elements x_0..x_{n-1} in BLAS order, in the work dtype."""
+    v = vector_view(x, n, inc, offset).to(work_dtype(x.dtype))
+    return v.flip(0) if inc < 0 else v
+
+
+def write_vector(x: torch.Tensor, n: int, inc: int, values: torch.Tensor, offset: int = 0) -> None:
+    if n <= 0:
+        return
+    values = values.to(x.dtype)
+    vector_view(x, n, inc, offset).copy_(values.flip(0) if inc < 0 else values)
+
+
+def matrix_view(buf: torch.Tensor, rows: int, cols: int, ld: int, offset: int = 0) -> torch.Tensor:
+    """The rows x cols column-major matrix with leading dimension ld starting at element `offset`."""
+    return buf.as_strided((max(rows, 0), max(cols, 0)), (1, max(ld, 1)), buf.storage_offset() + offset)
+
+
+def read_matrix(buf: torch.Tensor, rows: int, cols: int, ld: int, offset: int = 0) -> torch.Tensor:
+    return matrix_view(buf, rows, cols, ld, offset).to(work_dtype(buf.dtype))
+
+
+def op(matrix: torch.Tensor, trans: str) -> torch.Tensor:
+    """op(X) for trans 'N' / 'T' / 'C' (conjugate transpose; equal to 'T' for real data)."""
+    check_flag("trans", trans, TRANS_FLAGS)
+    if trans == "N":
+        return matrix
+    return matrix.transpose(-1, -2).conj() if trans == "C" else matrix.transpose(-1, -2)
+
+
+def triangle_mask(n: int, uplo: str, device: torch.device | str = "cpu", *, strict: bool = False) -> torch.Tensor:
+    """Boolean n x n mask of the `uplo` triangle of a column-major matrix (row i, column j)."""
+    check_flag("uplo", uplo, UPLO_FLAGS)
+    ones = torch.ones(n, n, dtype=torch.bool, device=device)
+    if uplo == "U":
+        return torch.triu(ones, diagonal=1 if strict else 0)
+    return torch.tril(ones, diagonal=-1 if strict else 0)
+
+
+def symmetric_from(matrix: torch.Tensor, uplo: str) -> torch.Tensor:
+    """The symmetric (not Hermitian) matrix defined by the `uplo` triangle; the other one is not read."""
+    n = matrix.shape[-1]
+    tri = triangle_mask(n, uplo, matrix.device)
+    strict = triangle_mask(n, uplo, matrix.device, strict=True)
+    zero = torch.zeros((), dtype=matrix.dtype, device=matrix.device)
+    upper = torch.where(tri, matrix, zero)
+    return upper + torch.where(strict, matrix, zero).transpose(-1, -2)
+
+
+def triangular_from(matrix: torch.Tensor, uplo: str, diag: str) -> torch.Tensor:
+    """The triangular matrix BLAS reads: the `uplo` triangle, with ones on the diagonal when diag='U'."""
+    check_flag("diag", diag, DIAG_FLAGS)
+    n = matrix.shape[-1]
+    zero = torch.zeros((), dtype=matrix.dtype, device=matrix.device)
+    tri = torch.where(triangle_mask(n, uplo, matrix.device), matrix, zero)
+    if diag == "U":
+        eye = torch.eye(n, dtype=torch.bool, device=matrix.device)
+        tri = torch.where(eye, torch.ones((), dtype=matrix.dtype, device=matrix.device), tri)
+    return tri
+
+
+def combine(alpha: complex, product: Callable[[], torch.Tensor], beta: complex,
+            current: Callable[[], torch.Tensor], shape: Sequence[int], like: torch.Tensor) -> torch.Tensor:
+    """alpha*product + beta*current with BLAS's shortcuts: a zero factor means its operand is not read,
+    so NaN or garbage there must not propagate."""
+    out = torch.zeros(tuple(shape), dtype=work_dtype(like.dtype), device=like.device)
+    if alpha != 0:
+        out = out + alpha * product()
+    if beta != 0:
+        out = out + beta * current()
+    return out
+
+
+# ---------------------------------------------------------------------------- written-region masks
+
+
+def mask_like(buf: torch.Tensor) -> torch.Tensor:
+    """A False mask with the buffer's shape and strides, on the CPU, so the same views index it."""
+    return torch.zeros_like(buf, dtype=torch.bool, device="cpu")
+
+
+def mark_vector(mask: torch.Tensor, n: int, inc: int, offset: int = 0) -> None:
+    if n > 0:
+        vector_view(mask, n, inc, offset).fill_(True)
+
+
+def mark_matrix(mask: torch.Tensor, rows: int, cols: int, ld: int, offset: int = 0) -> None:
+    if rows > 0 and cols > 0:
+        matrix_view(mask, rows, cols, ld, offset).fill_(True)
+
+
+def mark_triangle(mask: torch.Tensor, n: int, ld: int, uplo: str) -> None:
+    if n > 0:
+        view = matrix_view(mask, n, n, ld)
+        view.copy_(triangle_mask(n, uplo))
+
+
+# ---------------------------------------------------------------------------- comparison
+
+
+def compare_written(out: torch.Tensor, ref: torch.Tensor, written: torch.Tensor, *, reduce_dim: int,
+                    what: str) -> Comparison:
+    """Elements BLAS writes: the dtype tolerance (atol = 1e-4 * reduce_dim); all others: bit-exact."""
+    if not isinstance(out, torch.Tensor):
+        return Comparison(False, reason=f"{what}: expected a tensor, got {type(out).__name__}")
+    if out.dtype != ref.dtype or tuple(out.shape) != tuple(ref.shape):
+        return compare_tensors(out, ref, what=what)
+    o, r = out.detach().cpu(), ref.detach().cpu()
+    untouched = compare_tensors(o[~written], r[~written], exact=True, what=f"{what} (elements BLAS must not write)")
+    if not untouched.passed:
+        return untouched
+    return compare_tensors(o[written], r[written], reduce_dim=reduce_dim, what=what)
+
+
+def as_outputs(value: Any, count: int) -> list[Any]:
+    if count == 1:
+        return [value]
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+Written = Callable[[Inputs, str, "int | None", torch.Tensor], torch.Tensor]
+
+
+def masked_compare(outputs: Sequence[str], written: Written,
+                   reduce_dim: Callable[[dict], int]) -> Callable[[Any, Any, dict, Inputs], Comparison]:
+    """A spec `compare` that checks each mutated buffer (or list of buffers) with compare_written."""
+
+    def compare(out: Any, ref: Any, case: dict, inputs: Inputs) -> Comparison:
+        outs, refs = as_outputs(out, len(outputs)), as_outputs(ref, len(outputs))
+        if len(outs) != len(refs):
+            return Comparison(False, reason=f"expected {len(refs)} outputs, got {len(outs)}")
+        worst_abs, worst_rel = 0.0, 0.0
+        r_dim = reduce_dim(case)
+        for name, o, r in zip(outputs, outs, refs):
+            is_list = isinstance(r, (list, tuple))
+            if is_list and (not isinstance(o, (list, tuple)) or len(o) != len(r)):
+                return Comparison(False, reason=f"{name}: expected a list of {len(r)} tensors")
+            pairs = list(enumerate(zip(o, r))) if is_list else [(None, (o, r))]
+            for i, (oi, ri) in pairs:
+                what = name if i is None else f"{name}[{i}]"
+                c = compare_written(oi, ri, written(inputs, name, i, ri), reduce_dim=r_dim, what=what)
+                if not c.passed:
+                    return c
+                worst_abs = max(worst_abs, c.max_abs_err or 0.0)
+                worst_rel = max(worst_rel, c.max_rel_err or 0.0)
+        return Comparison(True, worst_abs, worst_rel)
+
+    return compare
+
+
+def eps_of(dtype: torch.dtype) -> float:
+    real = {torch.complex64: torch.float32, torch.complex128: torch.float64}.get(dtype, dtype)
+    return float(torch.finfo(real).eps)
+
+
+def residual_check(solution: torch.Tensor, accurate: torch.Tensor, matrix: torch.Tensor, *, left: bool,
+                   n: int, what: str) -> Comparison:
+    """Norm-wise backward error of a triangular solve (research/operators.md §1, RES40):
+    ||M·X − M·X_ref|| / (||M||·||X|| + ||M·X_ref||) ≤ 40·eps·max(1, n), with M the operator op(A) (on the
+    left, or on the right when `left` is False), all in float64; X_ref is the float64 reference solution,
+    so M·X_ref reproduces the right-hand side."""
+    x = solution.detach().cpu().to(torch.complex128 if solution.is_complex() else torch.float64)
+    x_ref = accurate.detach().cpu().to(x.dtype)
+    m = matrix.detach().cpu().to(x.dtype)
+    if x.numel() == 0:
+        return Comparison(True, 0.0, 0.0)
+    if not bool(torch.isfinite(x).all()):
+        return Comparison(False, reason=f"{what}: non-finite values in the solution")
+    ax = m @ x if left else x @ m
+    b = m @ x_ref if left else x_ref @ m
+    num = float((ax - b).abs().max())
+    den = float(m.abs().sum(-1).max()) * float(x.abs().max()) + float(b.abs().max())
+    err = num / max(den, 1e-300)
+    bound = 40 * eps_of(solution.dtype) * max(1, n)
+    max_abs = float((x - x_ref).abs().max())
+    if err <= bound:
+        return Comparison(True, max_abs, err)
+    return Comparison(False, max_abs, err, f"{what}: backward error {err:.3g} > {bound:.3g} (40·eps·n)")
+
+
+# ---------------------------------------------------------------------------- inputs and cases
+
+
+def randn(rng: Rng, numel: int, dtype: str, *, scale: float = 1.0) -> torch.Tensor:
+    return rng.randn((max(numel, 1),), dtype, scale=scale)
+
+
+def vector_length(n: int, inc: int) -> int:
+    """Storage a BLAS vector of n elements with increment inc needs (at least one element)."""
+    return max(1, 1 + (n - 1) * abs(inc)) if n > 0 else 1
+
+
+def nan_fill(t: torch.Tensor) -> torch.Tensor:
+    return t.fill_(float("nan"))
+
+
+def element_size(dtype: str) -> int:
+    return torch.empty((), dtype=dtype_of(dtype)).element_size()
+
+
+def flop_factor(dtype: str) -> int:
+    """Real flops per multiply-add relative to a real one: a complex multiply-add is 4x the work."""
+    return 4 if dtype.startswith("complex") else 1
+
+
+def cost(flops: float, elements_moved: float, dtype: str) -> Cost:
+    return Cost(flops=flops * flop_factor(dtype), bytes=elements_moved * element_size(dtype), dtype=dtype)
+
+
+def def_line(name: str, params: Sequence[str]) -> str:
+    return f"def {name}({', '.join(params)}):"
+
+
+def make_invoke(params: Sequence[str], outputs: Sequence[str]) -> Callable[[Callable[..., Any] | None, Inputs], Any]:
+    """Calls impl with the inputs in the baseline's parameter order and returns the written buffers."""
+
+    def invoke(impl: Callable[..., Any] | None, inputs: Inputs) -> Any:
+        if impl is None:
+            raise ValueError("cuBLAS operators need an implementation to call")
+        impl(*[inputs[p] for p in params])
+        if len(outputs) == 1:
+            return inputs[outputs[0]]
+        return tuple(inputs[o] for o in outputs)
+
+    return invoke
+
+
+CONVENTIONS = (
+    "Column-major BLAS on raw buffers: a matrix argument X with leading dimension ldx is the flat "
+    "storage of the given torch tensor (its torch shape and strides do not matter), element (i, j) at "
+    "storage offset i + j*ldx; a vector with increment inc has element i at i*inc, or at (n-1-i)*|inc| "
+    "when inc < 0. trans/transa/transb are 'N', 'T' or 'C' (conjugate transpose), uplo 'U'/'L', diag "
+    "'N'/'U' (unit: the diagonal is not read), side/mode 'L'/'R'. alpha and beta are Python numbers. "
+    "Write results in place exactly where BLAS writes and nowhere else; when alpha == 0 the A/B/x "
+    "operands are not read and when beta == 0 the C/y operand is not read (NaN there must not propagate)."
+)
+
+
+def blas_spec(*, name: str, category: str, params: Sequence[str], outputs: Sequence[str], reference_impl: Callable,
+              description: str, cases: dict[str, list[dict]], make_inputs: Callable[[dict, Rng], Inputs],
+              written: Written | None = None,
+              reduce_dim: Callable[[dict], int] = lambda case: 1,
+              compare: Callable[[Any, Any, dict, Inputs], Comparison] | None = None,
+              cost_model: Callable[[dict, Inputs], Cost] | None = None, notes: str = "",
+              exact: bool = False, vendor: Callable[[str], Callable[..., Any] | None] | None = None) -> OperatorSpec:
+    if compare is None and exact:
+        compare = exact_compare(outputs)
+    elif compare is None:
+        if written is None:
+            raise ValueError(f"{name}: give `written` or `compare`")
+        compare = masked_compare(outputs, written, reduce_dim)
+    return OperatorSpec(
+        id=f"cublas::{name}",
+        category=category,
+        description=description,
+        signature=def_line(name, params),
+        entrypoints=(name,),
+        invoke=make_invoke(params, outputs),
+        cases=cases,
+        make_inputs=make_inputs,
+        fidelity=FIDELITY,
+        reference_impl=reference_impl,
+        vendor_baseline=vendor,
+        compare=compare,
+        reduce_dim=reduce_dim,
+        exact=exact,
+        mutates=tuple(outputs),
+        cost=cost_model,
+        notes=(CONVENTIONS + (" " + notes if notes else "")),
+    )
+
+
+def exact_compare(outputs: Sequence[str]) -> Callable[[Any, Any, dict, Inputs], Comparison]:
+    """Copies and swaps: every element of every written buffer bit-exact (the written elements equal the
+    reference, the others are unchanged, which the reference buffer also holds)."""
+
+    def compare(out: Any, ref: Any, case: dict, inputs: Inputs) -> Comparison:
+        for name, o, r in zip(outputs, as_outputs(out, len(outputs)), as_outputs(ref, len(outputs))):
+            c = compare_tensors(o, r, exact=True, what=name)
+            if not c.passed:
+                return c
+        return Comparison(True, 0.0, 0.0)
+
+    return compare

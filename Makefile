@@ -27,7 +27,7 @@ setup-db: install
 
 run: setup-db
 	$(RUN_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
-	$(RUN_ENV) $(VENV)/bin/honcho --no-prefix start -f Procfile.dev 2>&1 || true
+	$(RUN_ENV) $(VENV)/bin/honcho start -f Procfile.dev 2>&1 || true
 
 test: install
 	KGB_TESTING=1 $(PY) -m pytest -n 2 $(ARGS)

@@ -1,5 +1,12 @@
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path
 
+from evaluator import services
 from evaluator.models import Chip, Evaluation, EvaluationJob, JobEvent, Runner, RunnerAuditEvent
 
 
@@ -11,12 +18,91 @@ class ChipAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ("name",)}
 
 
+class RunnerRegisterForm(forms.Form):
+    chip = forms.ModelChoiceField(queryset=Chip.objects.filter(active=True))
+    name = forms.CharField(max_length=100, help_text="e.g. the host name; unique per chip.")
+
+
 @admin.register(Runner)
 class RunnerAdmin(admin.ModelAdmin):
-    list_display = ("name", "chip", "state", "last_heartbeat_at", "token_id")
+    list_display = ("name", "chip", "state", "online", "last_heartbeat_at", "current_job", "token_id")
     list_filter = ("chip", "state")
     search_fields = ("name", "token_id")
-    readonly_fields = ("token_id", "token_hash", "last_heartbeat_at", "last_environment", "token_rotated_at", "created_at")
+    readonly_fields = (
+        "chip",
+        "state",
+        "token_id",
+        "token_hash",
+        "current_job",
+        "last_heartbeat_at",
+        "last_environment",
+        "token_rotated_at",
+        "created_by",
+        "created_at",
+    )
+    actions = ["drain_runners", "disable_runners", "activate_runners", "rotate_tokens"]
+
+    @admin.display(boolean=True)
+    def online(self, runner: Runner) -> bool:
+        return runner.is_online()
+
+    def get_urls(self):
+        custom = [path("register/", self.admin_site.admin_view(self.register_view), name="evaluator_runner_register")]
+        return custom + super().get_urls()
+
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context=None) -> HttpResponse:
+        # runners are created only through the service, which issues the token
+        return redirect("admin:evaluator_runner_register")
+
+    def register_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = RunnerRegisterForm(request.POST or None)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Register a runner",
+            "form": form,
+        }
+        if request.method == "POST" and form.is_valid():
+            try:
+                runner, token = services.register_runner(
+                    chip=form.cleaned_data["chip"], name=form.cleaned_data["name"], user=request.user
+                )
+            except services.ServiceError as error:
+                form.add_error("name", error.message)
+            else:
+                # rendered directly, never stored in a message or session: this is the only time it is shown
+                return self._token_page(request, [(runner, token)], "Runner registered")
+        return TemplateResponse(request, "evaluator/admin/register_runner.html", context)
+
+    def _token_page(self, request: HttpRequest, issued: list, title: str) -> HttpResponse:
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, "title": title, "issued": issued}
+        response = TemplateResponse(request, "evaluator/admin/runner_tokens.html", context)
+        response["Cache-Control"] = "no-store"
+        return response
+
+    def _change_state(self, request: HttpRequest, queryset, change, verb: str) -> None:
+        for runner in queryset:
+            change(runner=runner, user=request.user)
+        self.message_user(request, f"{verb} {queryset.count()} runner(s).", messages.SUCCESS)
+
+    @admin.action(description="Drain: finish current jobs, take no new ones", permissions=["change"])
+    def drain_runners(self, request: HttpRequest, queryset) -> None:
+        self._change_state(request, queryset, services.drain_runner, "Draining")
+
+    @admin.action(description="Disable: refuse the token at once", permissions=["change"])
+    def disable_runners(self, request: HttpRequest, queryset) -> None:
+        self._change_state(request, queryset, services.disable_runner, "Disabled")
+
+    @admin.action(description="Activate", permissions=["change"])
+    def activate_runners(self, request: HttpRequest, queryset) -> None:
+        self._change_state(request, queryset, services.activate_runner, "Activated")
+
+    @admin.action(description="Rotate token (shows the new tokens once)", permissions=["change"])
+    def rotate_tokens(self, request: HttpRequest, queryset) -> HttpResponse:
+        issued = [(runner, services.rotate_token(runner=runner, user=request.user)) for runner in queryset]
+        return self._token_page(request, issued, "New runner tokens")
 
 
 class JobEventInline(admin.TabularInline):

@@ -1,0 +1,137 @@
+"""The runner REST API: thin views over evaluator.services. Runners authenticate with
+`Authorization: Runner <token>`; nothing else (no session, no CSRF) is accepted here."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework import exceptions, status
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.views import APIView
+
+from evaluator import services
+from evaluator.models import Runner, RunnerState
+from evaluator.serializers import FailInput, HeartbeatInput, validate_result
+
+HEARTBEAT_INTERVAL_S = 30
+
+
+class RunnerTokenAuthentication(BaseAuthentication):
+    """Looks the token up by its public id and compares sha256 hashes in constant time. Unknown,
+    rotated (the old hash no longer matches) and disabled tokens are refused with 401."""
+
+    keyword = "Runner"
+
+    def authenticate(self, request: Request):
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].decode(errors="replace") != self.keyword:
+            return None
+        if len(parts) != 2:
+            raise exceptions.AuthenticationFailed("expected 'Authorization: Runner <token>'")
+        runner = services.runner_for_token(parts[1].decode(errors="replace"))
+        if runner is None:
+            raise exceptions.AuthenticationFailed("unknown or rotated runner token")
+        if runner.state == RunnerState.DISABLED:
+            raise exceptions.AuthenticationFailed("this runner is disabled")
+        return (None, runner)
+
+    def authenticate_header(self, request: Request) -> str:
+        return self.keyword
+
+
+class IsRunner(BasePermission):
+    message = "a runner token is required ('Authorization: Runner <token>')"
+
+    def has_permission(self, request: Request, view) -> bool:
+        return isinstance(request.auth, Runner)
+
+
+class RunnerRateThrottle(SimpleRateThrottle):
+    scope = "runner"
+
+    def get_cache_key(self, request: Request, view) -> str | None:
+        return f"throttle_runner_{request.auth.pk}" if isinstance(request.auth, Runner) else None
+
+
+class RunnerAPIView(APIView):
+    authentication_classes = [RunnerTokenAuthentication]
+    permission_classes = [IsRunner]
+    throttle_classes = [RunnerRateThrottle]
+
+    def handle_exception(self, exc):
+        if isinstance(exc, services.ServiceError):
+            return Response({"error": exc.code, "detail": exc.message}, status=exc.status)
+        return super().handle_exception(exc)
+
+
+def runner_config(runner: Runner) -> dict:
+    broker_url = getattr(settings, "KGB_RUNNER_BROKER_URL", "") or settings.CELERY_BROKER_URL
+    config = {
+        "runner": runner.name,
+        "chip": runner.chip.slug,
+        "device_type": runner.chip.device_type,
+        "timing_meaningful": runner.chip.timing_meaningful,
+        "queue": runner.chip.queue_name,
+        "task_name": services.TASK_NAME,
+        "broker_url": broker_url,
+        "broker_transport_options": {},
+        "heartbeat_interval_s": HEARTBEAT_INTERVAL_S,
+        "state": runner.state,
+    }
+    if broker_url.startswith("filesystem://"):
+        # the embedded broker: a folder shared with the site (same machine, `make run`)
+        folder = str(settings.CELERY_BROKER_DIR / "out")
+        config["broker_transport_options"] = {
+            "data_folder_in": folder,
+            "data_folder_out": folder,
+            "processed_folder": str(settings.CELERY_BROKER_DIR / "processed"),
+            "store_processed": False,
+        }
+    return config
+
+
+class ConfigApi(RunnerAPIView):
+    def get(self, request: Request) -> Response:
+        return Response(runner_config(request.auth))
+
+
+class HeartbeatApi(RunnerAPIView):
+    def post(self, request: Request) -> Response:
+        data = HeartbeatInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        runner = services.record_heartbeat(runner=request.auth, environment=data.validated_data["environment"])
+        return Response({"state": runner.state, "heartbeat_interval_s": HEARTBEAT_INTERVAL_S})
+
+
+class ClaimApi(RunnerAPIView):
+    def post(self, request: Request, job_id) -> Response:
+        claimed = services.claim_job(runner=request.auth, job_id=job_id)
+        return Response(claimed.payload)
+
+
+class ResultApi(RunnerAPIView):
+    def post(self, request: Request, job_id) -> Response:
+        body = request.data
+        result = body.get("result", body) if isinstance(body, dict) else body
+        result = validate_result(result)
+        evaluation, created = services.record_result(runner=request.auth, job_id=job_id, result=result)
+        return Response(
+            {
+                "job_id": str(job_id),
+                "evaluation_id": evaluation.pk,
+                "verdict": evaluation.verdict,
+                "duplicate": not created,
+            },
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class FailApi(RunnerAPIView):
+    def post(self, request: Request, job_id) -> Response:
+        data = FailInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = services.fail_job(runner=request.auth, job_id=job_id, error=data.validated_data["error"])
+        return Response({"job_id": str(job.id), "state": job.state, "deliveries": job.deliveries})

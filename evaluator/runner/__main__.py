@@ -1,0 +1,5 @@
+import sys
+
+from evaluator.runner.agent import main
+
+sys.exit(main())

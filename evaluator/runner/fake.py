@@ -1,0 +1,55 @@
+"""A stand-in harness for integration tests of the dispatch path (where the harness is not the point).
+
+Enabled by `--fake-harness` or KGB_RUNNER_FAKE_HARNESS=1. KGB_FAKE_HARNESS_SLEEP_S makes each
+evaluation take that long; KGB_FAKE_HARNESS_PID_DIR makes it write its pid to <dir>/<job_id> while
+it runs, so a fault test can kill the process that holds a job.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+
+class FakeHarness:
+    def __init__(self, *args, **kwargs):
+        self.sleep_s = float(os.environ.get("KGB_FAKE_HARNESS_SLEEP_S", "0"))
+        self.pid_dir = os.environ.get("KGB_FAKE_HARNESS_PID_DIR")
+
+    def __enter__(self) -> FakeHarness:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def evaluate(
+        self,
+        operator_id: str,
+        solution_source: str,
+        *,
+        tier: str,
+        seed=None,
+        secret_seed=False,
+        timeout_s: int = 300,
+        file_name: str | None = None,
+        job_id: str | None = None,
+    ) -> dict:
+        if self.pid_dir and job_id:
+            Path(self.pid_dir, job_id).write_text(str(os.getpid()))
+        started = time.monotonic()
+        time.sleep(self.sleep_s)
+        return {
+            "schema": "kgb.result/1",
+            "verdict": "correct",
+            "reason": "fake harness: no evaluation was run",
+            "operator": operator_id,
+            "tier": tier,
+            "cases": [{"name": "fake", "passed": True}],
+            "timing": None,
+            "sol_pct": None,
+            "findings": [],
+            "environment": {"fake_harness": True, "pid": os.getpid()},
+            "stderr_tail": "",
+            "duration_s": round(time.monotonic() - started, 3),
+        }

@@ -1,0 +1,168 @@
+"""One Celery worker of the runner agent (one per accelerator), started by evaluator.runner.agent.
+
+It reads its settings and the runner token from stdin (never argv or the environment, which the
+candidate processes it runs could read), builds its own Celery app (no Django) and consumes the
+chip's queue with late acknowledgement and a prefetch of one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+import traceback
+
+from celery import Celery, signals
+from celery.exceptions import Reject, SoftTimeLimitExceeded
+
+from evaluator.runner.client import ApiError, SiteClient, SiteUnreachable
+
+log = logging.getLogger("kgb.runner")
+
+# set once per worker process (and per pool child for the harness)
+SETTINGS: dict = {}
+CLIENT: SiteClient | None = None
+HARNESS = None
+NOT_ACTIVE_BACKOFF_S = 5.0
+FINAL_CLAIM_ANSWERS = {"already_recorded", "job_failed", "job_cancelled", "not_found"}
+
+
+def build_app(settings: dict) -> Celery:
+    config = settings["config"]
+    app = Celery("kgb-runner", broker=config["broker_url"], set_as_current=True)
+    transport_options = dict(config.get("broker_transport_options") or {})
+    # Redis: a message whose whole agent died comes back after this long (must exceed the longest job)
+    transport_options.setdefault("visibility_timeout", int(settings.get("visibility_timeout_s", 3600)))
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_ignore_result=True,
+        result_backend=None,
+        task_serializer="json",
+        accept_content=["json"],
+        broker_transport_options=transport_options,
+        broker_connection_retry_on_startup=True,
+        worker_enable_remote_control=False,
+        worker_send_task_events=False,
+        worker_hijack_root_logger=True,
+        # a safety net when a message carries no limits of its own (the site sets them per job)
+        task_soft_time_limit=settings.get("default_soft_time_limit_s", 3600),
+        task_time_limit=settings.get("default_time_limit_s", 4000),
+    )
+    app.task(name=config["task_name"], bind=True, acks_late=True, reject_on_worker_lost=True)(evaluate_task)
+    return app
+
+
+def _make_harness():
+    if SETTINGS.get("fake_harness"):
+        from evaluator.runner.fake import FakeHarness
+
+        return FakeHarness()
+    from evaluator.harness import Harness
+
+    return Harness(device=None, chip=SETTINGS["config"]["chip"], pool_size=1)
+
+
+@signals.worker_process_init.connect
+def _start_harness(**_: object) -> None:
+    # in each pool child, after the fork: the warm candidate pool lives as long as the child
+    global HARNESS
+    HARNESS = _make_harness().__enter__()
+
+
+@signals.worker_process_shutdown.connect
+def _stop_harness(**_: object) -> None:
+    if HARNESS is not None:
+        HARNESS.__exit__(None, None, None)
+
+
+def _evaluate(job_id: str, payload: dict) -> dict:
+    from evaluator.runner.fake import FakeHarness
+
+    solution = payload["solution"]
+    kwargs = {
+        "tier": payload["tier"],
+        "seed": payload.get("seed"),
+        "secret_seed": bool(payload.get("secret_seed")),
+        "timeout_s": int(payload.get("timeout_s", 300)),
+        "file_name": solution.get("file_name"),
+    }
+    if isinstance(HARNESS, FakeHarness):
+        kwargs["job_id"] = job_id
+    return HARNESS.evaluate(payload["operator"], solution["source"], **kwargs)
+
+
+def evaluate_task(task, job_id: str) -> dict:
+    """Claim, evaluate, report. A runner-level failure is reported (the site decides whether to
+    redeliver); a result that cannot be delivered sends the message back to the queue."""
+    try:
+        payload = CLIENT.claim(job_id)
+    except ApiError as error:
+        if error.code in FINAL_CLAIM_ANSWERS:
+            log.info("job %s: %s; acknowledging", job_id, error.code)
+            return {"job_id": job_id, "skipped": error.code}
+        if error.status == 403:
+            log.error("job %s is not for this runner's chip: dropping the message", job_id)
+            raise Reject(str(error), requeue=False) from None
+        # draining, disabled or rotated: leave the job to another runner
+        log.warning("job %s: claim refused (%s); returning it to the queue", job_id, error)
+        time.sleep(NOT_ACTIVE_BACKOFF_S)
+        raise Reject(str(error), requeue=True) from None
+    except SiteUnreachable as error:
+        raise Reject(str(error), requeue=True) from None
+
+    try:
+        result = _evaluate(job_id, payload)
+    except SoftTimeLimitExceeded:
+        CLIENT.fail(job_id, f"runner time limit exceeded after the harness timeout of {payload.get('timeout_s')} s")
+        return {"job_id": job_id, "failed": "time limit"}
+    except Exception:  # the harness itself broke: report it, the site redelivers or gives up
+        CLIENT.fail(job_id, "harness error:\n" + traceback.format_exc()[-3000:])
+        return {"job_id": job_id, "failed": "harness error"}
+
+    try:
+        answer = CLIENT.post_result(job_id, result)
+    except SiteUnreachable as error:
+        raise Reject(str(error), requeue=True) from None
+    except ApiError as error:
+        log.error("job %s: result refused: %s", job_id, error)
+        if error.status == 400:
+            CLIENT.fail(job_id, f"the site refused the harness result: {error.detail}")
+        return {"job_id": job_id, "refused": error.code}
+    log.info("job %s: %s%s", job_id, answer.get("verdict"), " (duplicate)" if answer.get("duplicate") else "")
+    return {"job_id": job_id, "verdict": answer.get("verdict")}
+
+
+def main() -> int:
+    global CLIENT
+    SETTINGS.update(json.loads(sys.stdin.readline()))
+    sys.stdin.close()
+    token = SETTINGS.pop("token")
+    CLIENT = SiteClient(SETTINGS["site"], token)
+    app = build_app(SETTINGS)
+    argv = [
+        "worker",
+        "--queues",
+        SETTINGS["config"]["queue"],
+        "--concurrency",
+        str(SETTINGS.get("concurrency", 1)),
+        "--pool",
+        "prefork",
+        "--hostname",
+        SETTINGS["hostname"],
+        "--loglevel",
+        SETTINGS.get("loglevel", "INFO"),
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]
+    log.info("worker %s (pid %d) consuming %s", SETTINGS["hostname"], os.getpid(), SETTINGS["config"]["queue"])
+    app.worker_main(argv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

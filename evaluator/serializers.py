@@ -1,0 +1,86 @@
+"""Validation of what runners send: result JSON, heartbeats, failures. Everything is checked for
+type and size before anything is stored, so a malformed post stores nothing and gets a 4xx."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from rest_framework import serializers
+
+from evaluator.models import Verdict
+from evaluator.services import ServiceError
+
+MAX_RESULT_BYTES = 4 * 1024 * 1024
+MAX_CASES = 5000
+MAX_FINDINGS = 500
+MAX_TEXT = 20_000
+MAX_ENVIRONMENT_BYTES = 64 * 1024
+
+
+def _number_or_none(value, name: str, where: str, *, minimum: float | None = None) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ServiceError(f"{where}.{name} must be a finite number or null")
+    if minimum is not None and value < minimum:
+        raise ServiceError(f"{where}.{name} must be >= {minimum}")
+    return float(value)
+
+
+def _json_size(value) -> int:
+    return len(json.dumps(value, separators=(",", ":"), allow_nan=False))
+
+
+def validate_result(result, *, where: str = "result") -> dict:
+    """The harness result JSON, checked; returns it with text fields trimmed. Raises ServiceError."""
+    if not isinstance(result, dict):
+        raise ServiceError(f"{where} must be a JSON object")
+    try:
+        size = _json_size(result)
+    except (TypeError, ValueError):
+        raise ServiceError(f"{where} contains values that are not plain JSON (NaN or infinity?)") from None
+    if size > MAX_RESULT_BYTES:
+        raise ServiceError(f"{where} is {size} bytes; the limit is {MAX_RESULT_BYTES}")
+    verdict = result.get("verdict")
+    if verdict not in Verdict.values:
+        raise ServiceError(f"{where}.verdict must be one of {', '.join(Verdict.values)}; got {verdict!r}")
+    for name in ("schema", "operator", "tier", "reason", "stderr_tail"):
+        if result.get(name) is not None and not isinstance(result[name], str):
+            raise ServiceError(f"{where}.{name} must be a string")
+    if result.get("schema") is not None and not str(result["schema"]).startswith("kgb."):
+        raise ServiceError(f"{where}.schema must be a kgb result schema name")
+    cases = result.get("cases") or []
+    if not isinstance(cases, list) or len(cases) > MAX_CASES or not all(isinstance(case, dict) for case in cases):
+        raise ServiceError(f"{where}.cases must be a list of at most {MAX_CASES} objects")
+    findings = result.get("findings") or []
+    if not isinstance(findings, list) or len(findings) > MAX_FINDINGS:
+        raise ServiceError(f"{where}.findings must be a list of at most {MAX_FINDINGS} items")
+    timing = result.get("timing")
+    if timing is not None:
+        if not isinstance(timing, dict):
+            raise ServiceError(f"{where}.timing must be an object or null")
+        _number_or_none(timing.get("speedup"), "timing.speedup", where, minimum=0)
+    environment = result.get("environment") or {}
+    if not isinstance(environment, dict) or _json_size(environment) > MAX_ENVIRONMENT_BYTES:
+        raise ServiceError(f"{where}.environment must be an object of at most {MAX_ENVIRONMENT_BYTES} bytes")
+    cleaned = dict(result)
+    cleaned["sol_pct"] = _number_or_none(result.get("sol_pct"), "sol_pct", where, minimum=0)
+    cleaned["duration_s"] = _number_or_none(result.get("duration_s"), "duration_s", where, minimum=0)
+    cleaned["reason"] = (result.get("reason") or "")[:MAX_TEXT]
+    # the tail is what matters in a log: keep the end
+    cleaned["stderr_tail"] = (result.get("stderr_tail") or "")[-MAX_TEXT:]
+    return cleaned
+
+
+class HeartbeatInput(serializers.Serializer):
+    environment = serializers.DictField(required=False, default=dict)
+
+    def validate_environment(self, value: dict) -> dict:
+        if _json_size(value) > MAX_ENVIRONMENT_BYTES:
+            raise serializers.ValidationError(f"at most {MAX_ENVIRONMENT_BYTES} bytes")
+        return value
+
+
+class FailInput(serializers.Serializer):
+    error = serializers.CharField(max_length=MAX_TEXT, allow_blank=False, trim_whitespace=True)

@@ -1,0 +1,111 @@
+"""Command line of the evaluator harness.
+
+    python -m evaluator check --operator ID --solution FILE [--device D] [--tier T] [--seed N]
+                              [--secret-seed] [--timeout S] [--chip SLUG] [--peaks FILE] [--json]
+    python -m evaluator bundle run JOBS.json --out RESULTS.json [--device D] [--workers N]
+
+`check` prints one JSON result on stdout and exits 0 whenever a verdict was reached; 2 for bad
+usage, 1 when the harness itself failed (the message is on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+DEVICES = ("cpu", "cuda", "npu", "musa", "xpu", "mlu")
+TIERS = ("smoke", "full", "edge", "perf")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m evaluator", description="KernelGenBench evaluator harness")
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="evaluate one solution file")
+    check.add_argument("--operator", required=True, help="operator id, e.g. aten::add")
+    check.add_argument("--solution", required=True, help="the solution .py file")
+    check.add_argument("--device", choices=DEVICES, help="default: the accelerator if present, else cpu")
+    check.add_argument("--tier", choices=TIERS, help="default: smoke on cpu, full elsewhere")
+    check.add_argument("--seed", type=int, help="base seed for the inputs (default 0, or random with --secret-seed)")
+    check.add_argument("--secret-seed", action="store_true", help="held-out run: the seed never appears in output")
+    check.add_argument("--timeout", type=float, default=300.0, help="seconds for the whole attempt (default 300)")
+    check.add_argument("--chip", help="chip slug for peaks and the environment (default: from the device name)")
+    check.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
+    check.add_argument("--json", action="store_true", help="accepted for compatibility: output is always JSON")
+    check.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
+
+    bundle = sub.add_parser("bundle", help="job bundles for air-gapped runners")
+    bundle_sub = bundle.add_subparsers(dest="bundle_command", required=True)
+    run = bundle_sub.add_parser("run", help="evaluate every job of a bundle")
+    run.add_argument("jobs", help="JOBS.json (schema kgb.jobs/1)")
+    run.add_argument("--out", required=True, help="RESULTS.json to write (schema kgb.results/1)")
+    run.add_argument("--device", choices=DEVICES)
+    run.add_argument("--workers", type=int, default=1, help="warm candidate processes kept ready")
+    run.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
+    return parser
+
+
+def _check(args: argparse.Namespace) -> int:
+    from evaluator.harness import Harness
+    from evaluator.harness.evaluate import HarnessError
+
+    path = Path(args.solution)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"error: cannot read solution {path}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with Harness(device=args.device, chip=args.chip, peaks_file=args.peaks) as harness:
+            result = harness.evaluate(args.operator, source, tier=args.tier, seed=args.seed,
+                                      secret_seed=args.secret_seed, timeout_s=args.timeout, file_name=path.name)
+    except KeyError as exc:  # operators.registry.UnknownOperator
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(result, indent=args.indent))
+    return 0
+
+
+def _bundle_run(args: argparse.Namespace) -> int:
+    from evaluator.harness.bundle import BundleError, run_bundle
+
+    try:
+        jobs = json.loads(Path(args.jobs).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"error: cannot read job bundle {args.jobs}: {exc}", file=sys.stderr)
+        return 2
+
+    def progress(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    try:
+        results = run_bundle(jobs, device=args.device, workers=args.workers, progress=progress,
+                             peaks_file=args.peaks)
+    except BundleError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")
+    progress(f"wrote {len(results['results'])} results to {args.out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "check":
+            return _check(args)
+        return _bundle_run(args)
+    except Exception as exc:  # a harness failure: say what broke, exit 1
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        print(f"error: harness failure: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,324 @@
+"""The candidate process. Untrusted once the candidate is loaded: nothing it reports is believed
+without the parent checking it.
+
+Life of one child: started by the pool with a scrubbed environment in a private directory;
+drops its network namespace where the OS allows; imports torch and triton and initialises the
+device; reports ready; then serves exactly one candidate (load, several calls, a ghost replay,
+timing) and is killed. Run as `python -m evaluator.harness.child FD DEVICE`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from typing import Any
+
+CLONE_NEWNET = 0x40000000
+CLONE_NEWUSER = 0x10000000
+
+# aten ops (overload packet names) a candidate may run itself: allocation, metadata, views, copies
+ALLOWED_ATEN = frozenset({
+    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
+    "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "fill_", "zero_", "arange", "scalar_tensor",
+    "rand", "randn", "randint", "rand_like", "randn_like", "uniform_", "normal_", "random_", "linspace", "logspace",
+    "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "expand", "expand_as", "permute", "transpose",
+    "t", "contiguous", "clone", "copy_", "_to_copy", "to", "detach", "alias", "lift_fresh", "lift_fresh_copy",
+    "select", "slice", "squeeze", "unsqueeze", "flatten", "unflatten", "narrow", "split", "split_with_sizes",
+    "unbind", "chunk", "view_as", "resize_", "set_", "item", "_local_scalar_dense", "sym_size", "sym_stride",
+    "sym_numel", "sym_storage_offset", "is_same_size", "movedim", "swapaxes", "diagonal", "unfold", "view_as_real",
+    "view_as_complex", "real", "imag", "conj", "resolve_conj", "resolve_neg", "_conj", "_neg_view", "numpy_T",
+    "is_nonzero", "_has_compatible_shallow_copy_type", "empty_permuted", "tensor_split", "dim", "size", "stride",
+    "numel", "is_contiguous", "record_stream",
+})
+
+
+def isolate_network() -> str:
+    """Enter a fresh network namespace (no interfaces but a down loopback). Returns what applied."""
+    if not sys.platform.startswith("linux"):
+        return "none (not linux)"
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if os.geteuid() == 0 and libc.unshare(CLONE_NEWNET) == 0:
+        return "netns"
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0:
+        return "userns+netns"
+    return f"none (unshare failed: errno {ctypes.get_errno()})"
+
+
+class State:
+    """What the harness side of the child tracks during candidate calls."""
+
+    def __init__(self) -> None:
+        self.in_candidate = 0
+        self.in_triton = 0
+        self.calls = 0
+        self.launches = 0
+        self.ghost = False
+        self.tracing = False
+        self.trace: list[str] = []
+
+    def reset(self) -> None:
+        self.calls = 0
+        self.launches = 0
+        self.trace = []
+
+
+STATE = State()
+
+
+def _patch_triton_launches() -> None:
+    """Count launches made while candidate code runs, and let the ghost replay switch them off."""
+    from triton.runtime import jit
+
+    classes: list[Any] = [jit.JITFunction]
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        from triton.runtime import interpreter
+
+        classes.append(interpreter.InterpretedFunction)
+    for cls in classes:
+        original = cls.run
+
+        def run(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            if STATE.in_candidate:
+                if STATE.ghost:
+                    return None
+                if not kwargs.get("warmup"):
+                    STATE.launches += 1
+            STATE.in_triton += 1
+            try:
+                return _original(self, *args, **kwargs)
+            finally:
+                STATE.in_triton -= 1
+
+        cls.run = run
+
+
+def _make_trace_mode() -> Any:
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Trace(TorchDispatchMode):
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            if STATE.in_candidate and not STATE.in_triton:
+                name = func.overloadpacket.__name__
+                if name not in ALLOWED_ATEN and len(STATE.trace) < 64:
+                    STATE.trace.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    return Trace()
+
+
+def _shim(fn: Any) -> Any:
+    def candidate_entry(*args: Any, **kwargs: Any) -> Any:
+        STATE.calls += 1
+        STATE.in_candidate += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            STATE.in_candidate -= 1
+
+    return candidate_entry
+
+
+class Candidate:
+    def __init__(self, spec: Any, module: Any, backend: Any) -> None:
+        self.spec = spec
+        self.module = module
+        self.backend = backend
+
+    def aten_wrappers(self) -> dict[str, Any]:
+        """overload name -> shimmed wrapper, for every overload the solution defines."""
+        import torch
+
+        packet = getattr(torch.ops.aten, self.spec.name)
+        wrappers: dict[str, Any] = {}
+        for overload in packet.overloads():
+            name = self.spec.name if overload == "default" else f"{self.spec.name}_{overload.replace('.', '_')}"
+            fn = getattr(self.module, name, None)
+            if callable(fn):
+                wrappers[overload] = _shim(fn)
+        return wrappers
+
+    def registered(self) -> Any:
+        """A context manager: the candidate's wrappers live in the dispatcher only inside it."""
+        import contextlib
+        import warnings
+
+        import torch
+
+        spec = self.spec
+        candidate = self
+
+        @contextlib.contextmanager
+        def scope() -> Any:
+            if spec.source != "aten":
+                yield
+                return
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                library = torch.library.Library("aten", "IMPL")
+                for overload, wrapper in candidate.aten_wrappers().items():
+                    qualified = spec.name if overload == "default" else f"{spec.name}.{overload}"
+                    for key in (candidate.backend.dispatch_key, candidate.backend.autograd_key):
+                        try:
+                            library.impl(qualified, wrapper, key)
+                        except RuntimeError:
+                            continue  # an overload without tensor arguments cannot take a device kernel
+            try:
+                yield
+            finally:
+                library._destroy()
+
+        return scope()
+
+    def impl(self) -> Any:
+        if self.spec.source == "aten":
+            return None
+        return _shim(getattr(self.module, self.spec.entrypoints[0]))
+
+
+def _poison(sizes: list[int], device: str) -> None:
+    """Allocate and free NaN-filled blocks the size of the expected outputs, so that an output
+    the candidate allocates but never writes reads as NaN, not as an earlier answer."""
+    import torch
+
+    for nbytes in sizes:
+        if nbytes > 0:
+            block = torch.full((max(1, (nbytes + 3) // 4),), float("nan"), dtype=torch.float32, device=device)
+            del block
+
+
+def _tensor_items(value: Any, prefix: str = "") -> dict[str, Any]:
+    import torch
+
+    found: dict[str, Any] = {}
+    if isinstance(value, torch.Tensor):
+        found[prefix] = value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            found.update(_tensor_items(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found.update(_tensor_items(v, f"{prefix}[{i}]"))
+    return found
+
+
+def _error_reply(kind: str, exc: BaseException) -> dict[str, Any]:
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    return {"type": "error", "kind": kind, "message": f"{type(exc).__name__}: {exc}"[:2000],
+            "traceback": "".join(tb)[-4000:]}
+
+
+def _classify(exc: BaseException) -> str:
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return "compile_error" if "CompilationError" in names else "runtime_error"
+
+
+def serve(conn: Any, device: str) -> None:
+    import pickle
+
+    import torch
+
+    from evaluator.harness import backends, specs, wire
+
+    backend = backends.get_backend(device)
+
+    def send(obj: dict[str, Any]) -> None:
+        conn.send_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def receive() -> dict[str, Any]:
+        return pickle.loads(conn.recv_bytes())
+
+    job = receive()
+    if job.get("type") != "load":
+        return
+    spec = specs.load(tuple(job["locator"]))
+    path = os.path.join(os.getcwd(), job["file_name"])
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(job["source"])
+    import importlib.util
+
+    try:
+        module_spec = importlib.util.spec_from_file_location("kgb_candidate", path)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules["kgb_candidate"] = module
+        module_spec.loader.exec_module(module)
+    except BaseException as exc:  # the candidate's import failing in any way is its compile error
+        send(_error_reply("compile_error", exc))
+        return
+    missing = [name for name in spec.entrypoints if not callable(getattr(module, name, None))]
+    if missing:
+        send({"type": "missing", "missing": missing})
+        return
+    candidate = Candidate(spec, module, backend)
+    send({"type": "loaded"})
+    trace_mode = _make_trace_mode()
+
+    while True:
+        msg = receive()
+        kind = msg.get("type")
+        if kind == "bye":
+            return
+        if kind == "time":
+            from evaluator.harness import timing
+
+            send(timing.run_in_child(msg, candidate, backend, STATE, send_error=_error_reply))
+            continue
+        inputs = msg["inputs"]
+        _poison(msg.get("poison", []), device)
+        STATE.reset()
+        STATE.ghost = kind == "ghost"
+        started = time.perf_counter()
+        try:
+            with torch.no_grad(), candidate.registered():
+                if msg.get("trace", True):
+                    with trace_mode:
+                        out = spec.invoke(candidate.impl(), inputs)
+                else:
+                    out = spec.invoke(candidate.impl(), inputs)
+            backend.synchronize()
+        except BaseException as exc:  # any failure inside the candidate is its runtime error
+            STATE.ghost = False
+            send(_error_reply(_classify(exc), exc))
+            if kind == "ghost":
+                continue
+            return
+        STATE.ghost = False
+        elapsed = time.perf_counter() - started
+        reply = {"type": "result", "calls": STATE.calls, "launches": STATE.launches, "trace": list(STATE.trace),
+                 "elapsed_s": elapsed, "output": wire.encode_value(out)}
+        if not backend.share_tensors_by_ipc() or device == "cpu":
+            reply["inputs_after"] = {k: wire.encode_tensor(v) for k, v in _tensor_items(inputs).items()}
+        send(reply)
+
+
+def main() -> None:
+    fd, device = int(sys.argv[1]), sys.argv[2]
+    isolation = isolate_network()
+    from multiprocessing.connection import Connection
+
+    conn = Connection(fd)
+    import pickle
+
+    try:
+        import torch  # noqa: F401
+        import triton  # noqa: F401
+
+        from evaluator.harness import backends
+
+        backend = backends.get_backend(device)
+        backend.initialise()
+        _patch_triton_launches()
+    except BaseException as exc:
+        conn.send_bytes(pickle.dumps({"type": "broken", "message": f"{type(exc).__name__}: {exc}"}))
+        raise
+    conn.send_bytes(pickle.dumps({"type": "ready", "isolation": isolation, "pid": os.getpid()}))
+    serve(conn, device)
+    conn.close()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

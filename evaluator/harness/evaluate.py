@@ -1,0 +1,329 @@
+"""One attempt, from source text to result document, on the trusted side.
+
+The parent generates every input from seeds, computes the reference on its own clone, sends the
+candidate process another clone, keeps a pristine copy, and judges what comes back: output values
+and types, inputs left unchanged, dispatch actually reaching the candidate, the aten ops the
+candidate ran itself ("trace"), Triton launches ("launch"), a replay with launches switched off
+("ghost"), and on timed tiers the physical floor ("physics").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+import time
+from typing import Any
+
+import torch
+
+from evaluator.harness import policy, wire
+from evaluator.harness.backends import Backend, Peaks
+from evaluator.harness.pool import Child, ChildGone, WarmPool, send_bye
+from evaluator.harness.result import new_result, scrub, secret_strings
+from evaluator.harness.specs import Locator
+from operators.spec import Comparison, OperatorSpec, Rng
+from operators.tolerance import compare_outputs
+
+SEEDS_PER_CASE = {"smoke": 2, "full": 2, "edge": 2, "perf": 1}
+LAUNCH_EXEMPT_CATEGORIES = ("layout",)  # views and metadata ops may legitimately launch nothing
+MAX_FAILED_CASES_REPORTED = 1000
+
+
+class HarnessError(Exception):
+    """The harness itself could not reach a verdict (bad spec, tier without cases, ...)."""
+
+
+def derive_seed(base: int, operator: str, tier: str, case_index: int, draw: int) -> int:
+    digest = hashlib.sha256(f"{base}:{operator}:{tier}:{case_index}:{draw}".encode()).hexdigest()
+    return int(digest[:15], 16)
+
+
+def clone_exact(value: Any) -> Any:
+    """A deep copy that keeps every tensor's strides, offset and storage size (views stay views)."""
+    if isinstance(value, torch.Tensor):
+        storage = value.untyped_storage().clone()
+        copy = torch.empty(0, dtype=value.dtype, device=value.device)
+        copy.set_(storage, value.storage_offset(), value.shape, value.stride())
+        return copy
+    if isinstance(value, dict):
+        return {k: clone_exact(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone_exact(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(clone_exact(v) for v in value)
+    return value
+
+
+def tensor_items(value: Any, prefix: str = "") -> dict[str, torch.Tensor]:
+    found: dict[str, torch.Tensor] = {}
+    if isinstance(value, torch.Tensor):
+        found[prefix] = value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            found.update(tensor_items(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found.update(tensor_items(v, f"{prefix}[{i}]"))
+    return found
+
+
+def _root_name(path: str) -> str:
+    return path.split(".")[0].split("[")[0]
+
+
+def same_tensor(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.is_floating_point or a.dtype.is_complex:
+        return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
+    return bool((a == b).all())
+
+
+def rejected_reason(value: Any) -> str | None:
+    if isinstance(value, (wire.RejectedTensor, wire.Unsupported)):
+        return value.reason if isinstance(value, wire.RejectedTensor) else f"unsupported output: {value.what}"
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            reason = rejected_reason(v)
+            if reason:
+                return reason
+    return None
+
+
+def compare(spec: OperatorSpec, out: Any, ref: Any, case: dict[str, Any], inputs: dict[str, Any],
+            interpreter: bool) -> Comparison:
+    reason = rejected_reason(out)
+    if reason:
+        return Comparison(False, reason=reason)
+    if spec.compare is not None:
+        return spec.compare(out, ref, case, inputs)
+    reduce_dim = spec.reduce_dim(case) if spec.reduce_dim is not None else 1
+    return compare_outputs(out, ref, exact=spec.exact, reduce_dim=reduce_dim, interpreter=interpreter)
+
+
+def output_nbytes(ref: Any) -> list[int]:
+    return [t.numel() * t.element_size() for t in tensor_items(ref).values()]
+
+
+def needs_launch(spec: OperatorSpec, ref: Any, pristine: dict[str, Any], ref_inputs: dict[str, Any]) -> bool:
+    """Whether a correct answer for this case needs device work at all (else no launch is fine)."""
+    if spec.category in LAUNCH_EXEMPT_CATEGORIES or spec.constant_output_ok:
+        return False
+    outputs = tensor_items(ref)
+    if not any(t.numel() for t in outputs.values()):
+        return False
+    if spec.mutates:  # an in-place call that leaves its buffers as they were needs no kernel
+        before, after = tensor_items(pristine), tensor_items(ref_inputs)
+        changed = [k for k in after if _root_name(k) in spec.mutates and k in before
+                   and not same_tensor(before[k], after[k])]
+        returned_fresh = any(not any(t is a for a in after.values()) for t in outputs.values())
+        return bool(changed) or returned_fresh
+    return True
+
+
+class Attempt:
+    """State of one evaluation; `run()` returns the result document."""
+
+    def __init__(self, *, spec: OperatorSpec, locator: Locator, source: str, file_name: str, backend: Backend,
+                 pool: WarmPool, tier: str, seed: int | None, secret_seed: bool, timeout_s: float,
+                 environment: dict[str, Any], peaks: Peaks | None, time_tiers: tuple[str, ...]) -> None:
+        self.spec, self.locator, self.source, self.file_name = spec, locator, source, file_name
+        self.backend, self.pool, self.tier, self.timeout_s = backend, pool, tier, timeout_s
+        self.peaks, self.time_tiers = peaks, time_tiers
+        self.secret_seed = secret_seed
+        self.base_seed = seed if seed is not None else (secrets.randbits(62) if secret_seed else 0)
+        self.result = new_result(spec.id, tier, "secret" if secret_seed else "public", dict(environment))
+        if not secret_seed:
+            self.result["seed"] = self.base_seed
+        self.device = backend.device_type
+        self.child: Child | None = None
+        self.deadline = 0.0
+
+    # ---- helpers -----------------------------------------------------------
+    def finish(self, verdict: str, reason: str) -> dict[str, Any]:
+        self.result["verdict"] = verdict
+        self.result["reason"] = reason
+        return self.result
+
+    def finding(self, layer: str, detail: str) -> None:
+        entry = {"layer": layer, "detail": detail}
+        if entry not in self.result["findings"] and len(self.result["findings"]) < 50:
+            self.result["findings"].append(entry)
+
+    def make_inputs(self, case: dict[str, Any], case_index: int, draw: int) -> dict[str, Any]:
+        seed = derive_seed(self.base_seed, self.spec.id, self.tier, case_index, draw)
+        return self.spec.make_inputs(case, Rng(seed, self.device))
+
+    def reference(self, inputs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        ref_inputs = clone_exact(inputs)
+        with torch.no_grad():
+            ref = self.spec.run_reference(ref_inputs)
+        self.backend.synchronize()
+        return ref, ref_inputs
+
+    def call(self, kind: str, inputs: dict[str, Any], ref: Any, *, trace: bool = True) -> dict[str, Any]:
+        assert self.child is not None
+        self.child.send({"type": kind, "inputs": inputs, "poison": output_nbytes(ref), "trace": trace})
+        return self.child.receive(self.deadline)
+
+    def inputs_after(self, reply: dict[str, Any], sent: dict[str, Any]) -> dict[str, torch.Tensor]:
+        if "inputs_after" in reply:
+            raw = reply["inputs_after"]
+            if type(raw) is not dict:
+                raise wire.MalformedOutput("inputs_after is not a mapping")
+            return {str(k): wire.decode_value(v, self.device) for k, v in raw.items()}
+        return tensor_items(sent)
+
+    # ---- the attempt ---------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        started = time.monotonic()
+        try:
+            return self._run()
+        finally:
+            self.result["duration_s"] = round(time.monotonic() - started, 3)
+
+    def _run(self) -> dict[str, Any]:
+        cases = list(self.spec.tier(self.tier))
+        if not cases:
+            raise HarnessError(f"{self.spec.id} has no cases in tier {self.tier!r}")
+        try:
+            static = policy.check_source(self.source, self.spec.source, file_name=self.file_name)
+        except SyntaxError as exc:
+            return self.finish("compile_error", f"SyntaxError: {exc.msg} (line {exc.lineno})")
+        except (ValueError, RecursionError) as exc:
+            return self.finish("compile_error", f"the source cannot be parsed: {type(exc).__name__}: {exc}")
+        if static:
+            for item in static:
+                self.finding("static", f"line {item.line}: {item.detail}")
+            return self.finish("cheat_detected", f"static policy: line {static[0].line}: {static[0].detail}")
+
+        self.child = self.pool.acquire()
+        self.result["environment"]["isolation"] = {"network": self.child.ready_info.get("isolation"),
+                                                   "process_group": True, "private_tmp": True, "env_scrubbed": True}
+        self.deadline = time.monotonic() + self.timeout_s
+        try:
+            return self._run_in_child(cases)
+        except ChildGone as gone:
+            if gone.timed_out:
+                return self.finish("timeout", f"no answer within {self.timeout_s:g} s (process group killed)")
+            return self.finish("runtime_error", gone.reason)
+        except wire.MalformedOutput as exc:
+            return self.finish("runtime_error", f"malformed reply from the candidate process: {exc}")
+        finally:
+            send_bye(self.child)
+            tail = self.child.output_tail()
+            paths = [self.child.workdir]
+            hidden = secret_strings() + ([str(self.base_seed)] if self.secret_seed else [])
+            self.result["stderr_tail"] = scrub(tail, secrets=hidden, paths=paths)
+            self.pool.release(self.child)
+
+    def _run_in_child(self, cases: list[dict[str, Any]]) -> dict[str, Any]:
+        assert self.child is not None
+        self.child.send({"type": "load", "locator": list(self.locator), "source": self.source,
+                         "file_name": self.file_name})
+        loaded = self.child.receive(self.deadline)
+        if loaded.get("type") == "error":
+            return self.finish("compile_error", f"loading the solution failed: {loaded.get('message')}")
+        if loaded.get("type") == "missing":
+            missing = ", ".join(str(m) for m in loaded.get("missing", []))
+            return self.finish("missing_entrypoint", f"the solution does not define: {missing}")
+        if loaded.get("type") != "loaded":
+            return self.finish("runtime_error", "the candidate process answered out of protocol")
+
+        draws = SEEDS_PER_CASE.get(self.tier, 2)
+        failed = 0
+        ghost_case: tuple[int, dict[str, Any]] | None = None
+        for index, case in enumerate(cases):
+            entry: dict[str, Any] = {"params": case, "passed": True, "max_abs_err": None, "max_rel_err": None,
+                                     "reason": ""}
+            self.result["cases"].append(entry)
+            for draw in range(draws):
+                verdict = self._check_once(index, case, draw, entry)
+                if verdict is not None:
+                    return verdict
+                if not entry["passed"]:
+                    break
+            if not entry["passed"]:
+                failed += 1
+            elif ghost_case is None and entry.pop("_needs_launch", False):
+                ghost_case = (index, case)
+            entry.pop("_needs_launch", None)
+
+        if not self.result["findings"] and failed == 0 and ghost_case is not None and self._ghost_applies():
+            self._ghost(*ghost_case, draw=draws)
+        if self.result["findings"]:
+            first = self.result["findings"][0]
+            return self.finish("cheat_detected", f"{first['layer']}: {first['detail']}")
+        if failed:
+            first_bad = next(i for i, c in enumerate(self.result["cases"]) if not c["passed"])
+            bad = self.result["cases"][first_bad]
+            return self.finish("incorrect", f"{failed} of {len(cases)} cases failed; case {first_bad} "
+                                            f"{bad['params']}: {bad['reason']}")
+        if self.tier in self.time_tiers and self.backend.supports_timing:
+            from evaluator.harness import timing
+
+            verdict = timing.time_attempt(self, cases)
+            if verdict is not None:
+                return verdict
+        return self.finish("correct", f"all {len(cases)} cases passed ({draws} input draw(s) each)")
+
+    def _ghost_applies(self) -> bool:
+        return not (self.spec.stochastic or self.spec.constant_output_ok
+                    or self.spec.category in LAUNCH_EXEMPT_CATEGORIES)
+
+    def _check_once(self, index: int, case: dict[str, Any], draw: int, entry: dict[str, Any]) -> dict[str, Any] | None:
+        inputs = self.make_inputs(case, index, draw)
+        pristine = clone_exact(inputs)
+        ref, ref_inputs = self.reference(inputs)
+        sent = clone_exact(inputs)
+        reply = self.call("call", sent, ref)
+        if reply.get("type") == "error":
+            kind = "compile_error" if reply.get("kind") == "compile_error" else "runtime_error"
+            entry.update(passed=False, reason=str(reply.get("message", ""))[:500])
+            return self.finish(kind, f"case {index} {case}: {reply.get('message')}")
+        if reply.get("type") != "result":
+            return self.finish("runtime_error", "the candidate process answered out of protocol")
+        out = wire.decode_value(reply.get("output"), self.device)
+        after = self.inputs_after(reply, sent)
+        calls, launches, trace = reply.get("calls"), reply.get("launches"), reply.get("trace")
+        if not (type(calls) is int and type(launches) is int and type(trace) is list):
+            return self.finish("runtime_error", "the candidate process answered out of protocol")
+
+        for op in trace[:5]:
+            self.finding("trace", f"case {index}: the candidate ran aten op {op} itself (torch arithmetic)")
+        if calls == 0:
+            entry.update(passed=False, reason="the solution's functions were never called (the built-in kernel ran)")
+            return None
+        result = compare(self.spec, out, ref, case, inputs, self.backend.interpreter)
+        if not result.passed:
+            entry.update(passed=False, reason=result.reason[:500])
+        for key in ("max_abs_err", "max_rel_err"):
+            value = getattr(result, key)
+            if value is not None and math.isfinite(value):
+                entry[key] = value if entry[key] is None else max(entry[key], value)
+        if entry["passed"]:
+            before = tensor_items(pristine)
+            for name, original in before.items():
+                if _root_name(name) in self.spec.mutates:
+                    continue
+                now = after.get(name)
+                if not isinstance(now, torch.Tensor) or not same_tensor(now.to(original.device), original):
+                    entry.update(passed=False, reason=f"input {name!r} was modified by the call")
+                    break
+        launch_needed = needs_launch(self.spec, ref, pristine, ref_inputs)
+        if entry["passed"] and launch_needed:
+            entry["_needs_launch"] = True
+            if launches == 0:
+                self.finding("launch", f"case {index}: no Triton kernel was launched during the call")
+        return None
+
+    def _ghost(self, index: int, case: dict[str, Any], *, draw: int) -> None:
+        inputs = self.make_inputs(case, index, draw)
+        ref, _ = self.reference(inputs)
+        reply = self.call("ghost", clone_exact(inputs), ref, trace=False)
+        if reply.get("type") != "result":
+            return  # failing without Triton is what an honest solution does
+        out = wire.decode_value(reply.get("output"), self.device)
+        if compare(self.spec, out, ref, case, inputs, self.backend.interpreter).passed:
+            self.finding("ghost", f"case {index}: the output is still correct with every Triton launch switched off")

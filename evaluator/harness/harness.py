@@ -1,0 +1,74 @@
+"""The public API: `Harness` keeps a warm pool of candidate processes for one device and turns
+(operator, solution source) into a result document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaluator.harness import backends
+from evaluator.harness.evaluate import Attempt, HarnessError
+from evaluator.harness.peaks import chip_from_device_name, load_peaks
+from evaluator.harness.pool import WarmPool
+from evaluator.harness.result import base_environment
+from evaluator.harness.specs import resolve
+from operators.spec import OperatorSpec
+
+TIMED_TIERS = ("perf",)
+
+
+def default_tier(device_type: str) -> str:
+    return "smoke" if device_type == "cpu" else "full"
+
+
+class Harness:
+    """Evaluate solutions on one device. Use as a context manager so the pool is shut down:
+
+        with Harness(device="cpu") as h:
+            h.evaluate("aten::add", source, tier="smoke")
+    """
+
+    def __init__(self, device: str | None = None, chip: str | None = None, pool_size: int = 1, *,
+                 peaks_file: str | None = None, time_tiers: tuple[str, ...] = TIMED_TIERS) -> None:
+        self.backend = backends.get_backend(device or backends.default_device_type())
+        if not self.backend.available():
+            raise HarnessError(f"device {self.backend.device_type!r} is not available on this machine")
+        self.environment = base_environment(self.backend, None)
+        self.chip = chip or chip_from_device_name(self.environment["device_name"], self.backend.device_type)
+        self.environment["chip"] = self.chip
+        self.peaks = load_peaks(self.chip, self.backend, peaks_file)
+        self.pool_size = pool_size
+        self.time_tiers = time_tiers
+        self._pool: WarmPool | None = None
+
+    @property
+    def pool(self) -> WarmPool:
+        if self._pool is None:
+            self._pool = WarmPool(self.backend, self.pool_size)
+        return self._pool
+
+    def __enter__(self) -> Harness:
+        _ = self.pool  # start warming now
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def evaluate(self, operator_id: str | OperatorSpec, solution_source: str, *, tier: str | None = None,
+                 seed: int | None = None, secret_seed: bool = False, timeout_s: float = 300,
+                 file_name: str | None = None) -> dict[str, Any]:
+        """The result document (schema kgb.result/1) for one attempt; raises HarnessError only when
+        the harness itself cannot reach a verdict (unknown operator, empty tier, device missing)."""
+        spec, locator = resolve(operator_id)
+        tier = tier or default_tier(self.backend.device_type)
+        if tier not in ("smoke", "full", "edge", "perf"):
+            raise HarnessError(f"unknown tier {tier!r}")
+        attempt = Attempt(spec=spec, locator=locator, source=solution_source, file_name=file_name or spec.file_name,
+                          backend=self.backend, pool=self.pool, tier=tier, seed=seed, secret_seed=secret_seed,
+                          timeout_s=timeout_s, environment=self.environment, peaks=self.peaks,
+                          time_tiers=self.time_tiers)
+        return attempt.run()

@@ -250,6 +250,30 @@ def randn(rng: Rng, numel: int, dtype: str, *, scale: float = 1.0) -> torch.Tens
     return rng.randn((max(numel, 1),), dtype, scale=scale)
 
 
+def column_major_buffer(rng: Rng, rows: int, cols: int, ld: int, dtype: str, *, nan: bool = False) -> torch.Tensor:
+    """Storage for a rows x cols column-major matrix with leading dimension ld. When ld == rows it is the
+    row-major torch tensor of shape (rows, cols) that upstream allocates and passes with lda = rows (the
+    same flat storage); with padding (ld > rows) it is the contiguous tensor of shape (cols, ld)."""
+    shape = (max(rows, 1), max(cols, 1)) if ld == rows else (max(cols, 1), max(ld, 1))
+    t = rng.randn(shape, dtype)
+    return nan_fill(t) if nan else t
+
+
+def strided_batch_buffer(rng: Rng, batch: int, rows: int, cols: int, ld: int, stride: int, dtype: str, *,
+                         nan: bool = False) -> torch.Tensor:
+    """Storage for batch column-major matrices `stride` elements apart: upstream's (batch, rows, cols)
+    tensor when the matrices are packed (ld == rows, stride == rows*cols), else a flat buffer."""
+    if ld == rows and stride == rows * cols and batch > 0:
+        t = rng.randn((batch, max(rows, 1), max(cols, 1)), dtype)
+    else:
+        t = rng.randn((max(stride * (batch - 1) + ld * cols, 1),), dtype)
+    return nan_fill(t) if nan else t
+
+
+def batched_matrix_view(buf: torch.Tensor, batch: int, rows: int, cols: int, ld: int, stride: int) -> torch.Tensor:
+    return buf.as_strided((max(batch, 0), max(rows, 0), max(cols, 0)), (stride, 1, max(ld, 1)), buf.storage_offset())
+
+
 def vector_length(n: int, inc: int) -> int:
     """Storage a BLAS vector of n elements with increment inc needs (at least one element)."""
     return max(1, 1 + (n - 1) * abs(inc)) if n > 0 else 1

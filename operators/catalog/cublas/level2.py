@@ -203,10 +203,9 @@ def cublasZgerc_v2(m, n, alpha, x, incx, y, incy, A, lda):
 # ---------------------------------------------------------------------------- inputs
 
 
-def _matrix(rng: Rng, ld: int, cols: int, dtype: str, nan: bool = False) -> torch.Tensor:
-    """A column-major ld x cols buffer, held as the contiguous torch tensor of shape (cols, ld)."""
-    t = rng.randn((max(cols, 1), max(ld, 1)), dtype)
-    return B.nan_fill(t) if nan else t
+def _matrix(rng: Rng, ld: int, cols: int, dtype: str, nan: bool = False, rows: int | None = None) -> torch.Tensor:
+    """A column-major ld x cols buffer (see _blas.column_major_buffer)."""
+    return B.column_major_buffer(rng, rows if rows is not None else ld, cols, ld, dtype, nan=nan)
 
 
 def _vec(rng: Rng, n: int, inc: int, dtype: str, nan: bool = False) -> torch.Tensor:
@@ -229,7 +228,7 @@ def _gemv_inputs(dtype: str) -> Callable[[dict, Rng], Inputs]:
         lda = case.get("lda", max(1, m))
         return {
             **_scalars(case, "trans", "m", "n", "alpha", "beta", "incx", "incy"), "lda": lda,
-            "A": _matrix(rng, lda, n, dtype, case.get("nan_A", False)),
+            "A": _matrix(rng, lda, n, dtype, case.get("nan_A", False), rows=m),
             "x": _vec(rng, len_x, case["incx"], dtype, case.get("nan_A", False)),
             "y": _vec(rng, len_y, case["incy"], dtype, case.get("nan_y", False)),
         }
@@ -267,7 +266,7 @@ def _batched_inputs(dtype: str) -> Callable[[dict, Rng], Inputs]:
         lda = case.get("lda", max(1, m))
         return {
             **_scalars(case, "trans", "m", "n", "alpha", "beta", "incx", "incy", "batchCount"), "lda": lda,
-            "Aarray": [_matrix(rng, lda, n, dtype) for _ in range(batch)],
+            "Aarray": [_matrix(rng, lda, n, dtype, rows=m) for _ in range(batch)],
             "xarray": [_vec(rng, len_x, case["incx"], dtype) for _ in range(batch)],
             "yarray": [_vec(rng, len_y, case["incy"], dtype, case.get("nan_y", False)) for _ in range(batch)],
         }

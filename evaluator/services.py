@@ -322,16 +322,24 @@ def job_payload(job: EvaluationJob) -> dict:
     }
 
 
-@transaction.atomic
 def claim_job(*, runner: Runner, job_id) -> ClaimedJob:
     """queued or running (a redelivery) -> running by this runner. Refused when the job is final."""
+    outcome = _claim_job(runner, job_id)
+    if isinstance(outcome, ServiceError):
+        # raised after the commit, so that giving up on a poison-pill job is kept
+        raise outcome
+    return outcome
+
+
+@transaction.atomic
+def _claim_job(runner: Runner, job_id) -> ClaimedJob | ServiceError:
     job = _locked_job(job_id, runner)
     if runner.state != RunnerState.ACTIVE:
-        raise JobConflict(f"runner {runner.name} is {runner.state}: it takes no new jobs", code="runner_not_active")
+        return JobConflict(f"runner {runner.name} is {runner.state}: it takes no new jobs", code="runner_not_active")
     if job.state == JobState.DONE:
-        raise JobConflict("already recorded", code="already_recorded")
+        return JobConflict("already recorded", code="already_recorded")
     if job.state in (JobState.FAILED, JobState.CANCELLED):
-        raise JobConflict(f"job is {job.state}", code=f"job_{job.state}")
+        return JobConflict(f"job is {job.state}", code=f"job_{job.state}")
     previous = job.state
     if job.deliveries >= _max_deliveries():
         # a job whose runs keep killing their worker is a poison pill: stop redelivering it
@@ -340,7 +348,7 @@ def claim_job(*, runner: Runner, job_id) -> ClaimedJob:
         job.save(update_fields=["state", "finished_at", "error"])
         _event(job, previous, JobState.FAILED, runner=runner, detail=job.error)
         _update_submission_status(job)
-        raise JobConflict(job.error, code="job_failed")
+        return JobConflict(job.error, code="job_failed")
     job.state = JobState.RUNNING
     job.deliveries += 1
     job.runner = runner

@@ -196,11 +196,11 @@ def masked_compare(outputs: Sequence[str], written: Written,
             return Comparison(False, reason=f"expected {len(refs)} outputs, got {len(outs)}")
         worst_abs, worst_rel = 0.0, 0.0
         r_dim = reduce_dim(case)
-        for name, o, r in zip(outputs, outs, refs):
+        for name, o, r in zip(outputs, outs, refs, strict=True):
             is_list = isinstance(r, (list, tuple))
             if is_list and (not isinstance(o, (list, tuple)) or len(o) != len(r)):
                 return Comparison(False, reason=f"{name}: expected a list of {len(r)} tensors")
-            pairs = list(enumerate(zip(o, r))) if is_list else [(None, (o, r))]
+            pairs = list(enumerate(zip(o, r, strict=True))) if is_list else [(None, (o, r))]
             for i, (oi, ri) in pairs:
                 what = name if i is None else f"{name}[{i}]"
                 c = compare_written(oi, ri, written(inputs, name, i, ri), reduce_dim=r_dim, what=what)
@@ -219,11 +219,11 @@ def eps_of(dtype: torch.dtype) -> float:
 
 
 def residual_check(solution: torch.Tensor, accurate: torch.Tensor, matrix: torch.Tensor, *, left: bool,
-                   n: int, what: str) -> Comparison:
+                   n: int, dtype: torch.dtype, what: str) -> Comparison:
     """Norm-wise backward error of a triangular solve (research/operators.md §1, RES40):
     ||M·X − M·X_ref|| / (||M||·||X|| + ||M·X_ref||) ≤ 40·eps·max(1, n), with M the operator op(A) (on the
     left, or on the right when `left` is False), all in float64; X_ref is the float64 reference solution,
-    so M·X_ref reproduces the right-hand side."""
+    so M·X_ref reproduces the right-hand side; eps is that of `dtype`, the buffer's dtype."""
     x = solution.detach().cpu().to(torch.complex128 if solution.is_complex() else torch.float64)
     x_ref = accurate.detach().cpu().to(x.dtype)
     m = matrix.detach().cpu().to(x.dtype)
@@ -236,7 +236,7 @@ def residual_check(solution: torch.Tensor, accurate: torch.Tensor, matrix: torch
     num = float((ax - b).abs().max())
     den = float(m.abs().sum(-1).max()) * float(x.abs().max()) + float(b.abs().max())
     err = num / max(den, 1e-300)
-    bound = 40 * eps_of(solution.dtype) * max(1, n)
+    bound = 40 * eps_of(dtype) * max(1, n)
     max_abs = float((x - x_ref).abs().max())
     if err <= bound:
         return Comparison(True, max_abs, err)
@@ -364,7 +364,7 @@ def exact_compare(outputs: Sequence[str]) -> Callable[[Any, Any, dict, Inputs], 
     reference, the others are unchanged, which the reference buffer also holds)."""
 
     def compare(out: Any, ref: Any, case: dict, inputs: Inputs) -> Comparison:
-        for name, o, r in zip(outputs, as_outputs(out, len(outputs)), as_outputs(ref, len(outputs))):
+        for name, o, r in zip(outputs, as_outputs(out, len(outputs)), as_outputs(ref, len(outputs)), strict=True):
             c = compare_tensors(o, r, exact=True, what=name)
             if not c.passed:
                 return c

@@ -213,7 +213,7 @@ def _dot_spec(name: str, dtype: str, conj: bool, full: list[dict], tight: bool, 
 
 
 def _axpy_spec(name: str, dtype: str, full: list[dict]) -> OperatorSpec:
-    smoke = [{**c, "alpha": a} for c, a in zip(TWO_VECTOR_SMOKE, [0.5, -1.5])]
+    smoke = [{**c, "alpha": a} for c, a in zip(TWO_VECTOR_SMOKE, [0.5, -1.5], strict=True)]
     edge = [{**c, "alpha": 1.25} for c in TWO_VECTOR_EDGE] + [
         {"n": 29, "incx": 1, "incy": 1, "alpha": 0.0, "nan_x": True},
     ]

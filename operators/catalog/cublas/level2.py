@@ -593,7 +593,7 @@ def _trsv_compare(out, ref, case: dict, inputs: Inputs) -> Comparison:
         return untouched
     matrix = triangular_operator(inputs["A"], inputs["lda"], n, inputs["uplo"], inputs["trans"], inputs["diag"])
     return B.residual_check(B.read_vector(out, n, incx)[:, None], B.read_vector(ref, n, incx)[:, None], matrix,
-                            left=True, n=n, what="x")
+                            left=True, n=n, dtype=out.dtype, what="x")
 
 
 def _trsv_cost(case: dict, inputs: Inputs) -> Cost:

@@ -698,7 +698,7 @@ def _trsm_compare(batched: bool) -> Callable[[object, object, dict, Inputs], Com
         size = m if inputs["side"] == "L" else n
         matrix = _triangular_operator(a_buf, inputs["lda"], size, inputs["uplo"], inputs["trans"], inputs["diag"])
         return B.residual_check(B.read_matrix(out, m, n, ldb), B.read_matrix(ref, m, n, ldb), matrix,
-                                left=inputs["side"] == "L", n=size, what=what)
+                                left=inputs["side"] == "L", n=size, dtype=out.dtype, what=what)
 
     def compare(out, ref, case: dict, inputs: Inputs) -> Comparison:
         if not batched:

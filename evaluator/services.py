@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from evaluator.harness import signing
 from evaluator.models import (
     TERMINAL_JOB_STATES,
     Chip,
@@ -486,11 +486,6 @@ def export_jobs(*, chip: Chip, limit: int | None = None) -> dict:
     return {"schema": JOBS_SCHEMA, "chip": chip.slug, "jobs": [job_payload(job) for job in jobs]}
 
 
-def results_signature(results: list, key: bytes) -> str:
-    message = json.dumps(results, sort_keys=True, separators=(",", ":")).encode()
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
-
-
 @dataclass
 class ImportSummary:
     runner: Runner
@@ -520,8 +515,8 @@ def import_results(*, bundle: dict, runner_name: str | None = None, user=None) -
     results = bundle.get("results")
     if not isinstance(results, list):
         raise ServiceError("'results' must be a list")
-    expected = results_signature(results, runner.token_hash.encode())
-    if not hmac.compare_digest(expected, signature["hmac_sha256"]):
+    # the site stores sha256(token) hex, which is exactly the signing key (evaluator/harness/signing.py)
+    if not signing.verify_results(results, signature, key=runner.token_hash.encode()):
         raise ServiceError(
             "the signature does not match the results (tampered file, or another runner's token)", code="bad_signature"
         )

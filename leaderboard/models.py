@@ -196,3 +196,66 @@ class ReportedResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.method} ({self.model_name}) {self.chip_label} {self.operator_set}"
+
+
+class OperatorSet(models.TextChoices):
+    ATEN = "aten", "ATen"
+    VLLM = "vllm13", "vLLM"
+    CUBLAS = "cublas", "cuBLAS"
+    MC = "mc", "multi-chip set"
+
+
+SOURCE_SETS = (OperatorSet.ATEN, OperatorSet.VLLM, OperatorSet.CUBLAS)
+
+
+class LeaderboardEntry(models.Model):
+    """Additive per-(submission, chip, operator set) sums, rebuilt from Evaluation rows whenever a result of
+    the submission is recorded (leaderboard.services.refresh_leaderboard_entries).
+
+    Why a summary table: the leaderboard must render in well under 200 ms over a million evaluations; it reads
+    these few rows (submissions x chips x 4) and adds them up instead of grouping the evaluations per request.
+    Every field is a sum (or a max), so the rows of several sources add up to the "all sources" row.
+    """
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="entries")
+    chip = models.ForeignKey("evaluator.Chip", on_delete=models.CASCADE, related_name="leaderboard_entries")
+    operator_set = models.CharField(max_length=10, choices=OperatorSet.choices)
+    operators_attempted = models.PositiveIntegerField(default=0)
+    operators_evaluated = models.PositiveIntegerField(default=0)
+    operators_compiled = models.PositiveIntegerField(default=0)
+    operators_correct = models.PositiveIntegerField(default=0)
+    operators_fast1 = models.PositiveIntegerField(default=0)
+    operators_held_out = models.PositiveIntegerField(default=0)
+    samples = models.PositiveIntegerField(default=0)
+    samples_correct = models.PositiveIntegerField(default=0)
+    max_samples = models.PositiveIntegerField(default=0)
+    speedup_log_sum = models.FloatField(default=0.0)
+    speedup_count = models.PositiveIntegerField(default=0)
+    sol_sum = models.FloatField(default=0.0)
+    sol_count = models.PositiveIntegerField(default=0)
+    pass1_sum = models.FloatField(default=0.0)
+    pass5_sum = models.FloatField(default=0.0)
+    pass10_sum = models.FloatField(default=0.0)
+    prompt_tokens = models.PositiveBigIntegerField(default=0)
+    completion_tokens = models.PositiveBigIntegerField(default=0)
+    cached_tokens = models.PositiveBigIntegerField(default=0)
+    reasoning_tokens = models.PositiveBigIntegerField(default=0)
+    wall_time_s = models.FloatField(default=0.0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["submission", "chip", "operator_set"]
+        verbose_name_plural = "leaderboard entries"
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "chip", "operator_set"], name="entry_unique_cell"),
+            models.CheckConstraint(
+                condition=models.Q(operator_set__in=["aten", "vllm13", "cublas", "mc"]), name="entry_operator_set_valid"
+            ),
+        ]
+        indexes = [
+            # the leaderboard reads every entry of one chip and operator set (or all chips of a set)
+            models.Index(fields=["operator_set", "chip"], name="entry_set_chip_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.submission} on {self.chip_id} ({self.operator_set})"

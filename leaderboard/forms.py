@@ -1,0 +1,88 @@
+"""Forms: the leaderboard filters (GET, so every view is a shareable URL), upload, sign-up."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+
+from evaluator.models import Chip
+from leaderboard.models import LLMModel, Scaffold, Track
+from leaderboard.selectors import SORT_KEYS, SOURCE_CHOICES, LeaderboardFilters
+from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
+
+DEMO_CHOICES = [("include", "with demo rows"), ("exclude", "without demo rows"), ("only", "demo rows only")]
+
+
+class LeaderboardFilterForm(forms.Form):
+    source = forms.ChoiceField(choices=SOURCE_CHOICES, required=False, label="Operator source")
+    chip = forms.ChoiceField(required=False, label="Chip")
+    model = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Model")
+    scaffold = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Scaffold")
+    track = forms.ChoiceField(choices=[("", "Any track"), *Track.choices], required=False, label="Track")
+    demo = forms.ChoiceField(choices=DEMO_CHOICES, required=False, label="Demo data")
+    preliminary = forms.ChoiceField(
+        choices=[("1", "show preliminary"), ("0", "hide preliminary")], required=False, label="Preliminary rows"
+    )
+    held_out = forms.BooleanField(required=False, label="Held-out verified only")
+    q = forms.CharField(required=False, max_length=80, label="Search")
+    sort = forms.CharField(required=False, max_length=40)
+
+    def __init__(self, *args, chip_required: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        chips = [(c.slug, c.name) for c in Chip.objects.order_by("vendor", "name").only("slug", "name")]
+        self.fields["chip"].choices = chips if chip_required else [("", "All chips"), *chips]
+        self.fields["model"].choices = [("", "Any model"), *[(m.pk, str(m)) for m in LLMModel.objects.all()]]
+        self.fields["scaffold"].choices = [("", "Any scaffold"), *[(s.pk, str(s)) for s in Scaffold.objects.all()]]
+
+    def filters(self, **overrides) -> LeaderboardFilters:
+        """The validated filters; invalid values fall back to defaults (a stale link still shows a table)."""
+        data = self.cleaned_data if self.is_valid() else {k: v for k, v in getattr(self, "cleaned_data", {}).items()}
+        sort = data.get("sort") or "-accuracy_pct"
+        desc = sort.startswith("-")
+        key = sort.lstrip("-")
+        values = {
+            "source": data.get("source") or "all",
+            "chip": data.get("chip") or "",
+            "model": data.get("model"),
+            "scaffold": data.get("scaffold"),
+            "track": data.get("track") or "",
+            "demo": data.get("demo") or "include",
+            "preliminary": data.get("preliminary") != "0",
+            "held_out": bool(data.get("held_out")),
+            "q": (data.get("q") or "").strip(),
+            "sort": key if key in SORT_KEYS else "accuracy_pct",
+            "desc": desc if key in SORT_KEYS else True,
+        }
+        values.update(overrides)
+        return LeaderboardFilters(**values)
+
+
+class SubmissionUploadForm(forms.Form):
+    archive = forms.FileField(
+        label="Solutions (.zip)",
+        help_text=f"A zip of <ns>__<op>.py files at its top level, at most {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB.",
+    )
+    metadata = forms.FileField(
+        label="Metadata (.json)",
+        help_text=f"Model, scaffold, track, target chip and token usage; at most {MAX_METADATA_BYTES // (1024 * 1024)} MiB. "
+        "See the submission format.",
+    )
+
+    def clean_archive(self):
+        archive = self.cleaned_data["archive"]
+        if archive.size > MAX_ARCHIVE_BYTES:
+            raise forms.ValidationError(f"The zip is larger than {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB.")
+        return archive
+
+    def clean_metadata(self):
+        metadata = self.cleaned_data["metadata"]
+        if metadata.size > MAX_METADATA_BYTES:
+            raise forms.ValidationError(f"The metadata file is larger than {MAX_METADATA_BYTES // (1024 * 1024)} MiB.")
+        return metadata
+
+
+class SignUpForm(UserCreationForm):
+    email = forms.EmailField(required=False, help_text="Optional; only used to contact you about your submissions.")
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")

@@ -1,0 +1,238 @@
+"""The leaderboard's arithmetic: pure functions, no Django, unit-tested in tests/leaderboard/test_metrics.py.
+
+Definitions follow the upstream KernelGenBench paper (research/upstream_kgb.md §4):
+- accuracy: share of operators for which at least one sample passed every case (and the anti-cheat layers);
+- speedup: two-level geometric mean, first over one operator's cases, then over the *correct* operators
+  (failing operators are excluded, the paper's "survivorship bias" — shown next to accuracy for that reason);
+- fast_p: share of operators that are correct AND at least p times as fast as the baseline (KernelBench);
+- pass@k: the unbiased estimator 1 - C(n-c, k) / C(n, k) of Chen et al. (2021), averaged over operators;
+- tokens per success: total tokens / number of correct operators.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+def geometric_mean(values: Iterable[float]) -> float | None:
+    """Geometric mean of the positive values; None when there are none (non-positive values are dropped,
+    as upstream does, because a speedup of 0 is a missing timing, not an infinitely slow kernel)."""
+    logs = [math.log(v) for v in values if v is not None and v > 0 and math.isfinite(v)]
+    if not logs:
+        return None
+    return math.exp(sum(logs) / len(logs))
+
+
+def two_level_geomean(per_operator_case_speedups: Iterable[Sequence[float]]) -> float | None:
+    """Geomean over operators of each operator's geomean over its cases (operators without timings skipped)."""
+    per_operator = [geometric_mean(cases) for cases in per_operator_case_speedups]
+    return geometric_mean(s for s in per_operator if s is not None)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k for one problem with n samples of which c are correct (Chen et al. 2021).
+
+    Computed as a running product to stay exact-ish for large n. When fewer than k samples exist
+    (n < k), pass@k is not defined; we return the empirical success of the n samples (c > 0), which is
+    what pass@n measures — callers display n so the reader can tell.
+    """
+    if n < 0 or c < 0 or c > n or k < 1:
+        raise ValueError(f"invalid pass@k arguments n={n} c={c} k={k}")
+    if n == 0:
+        return 0.0
+    if n < k:
+        return 1.0 if c > 0 else 0.0
+    if n - c < k:
+        return 1.0
+    prob_all_fail = 1.0
+    for i in range(n - c + 1, n + 1):
+        prob_all_fail *= 1.0 - k / i
+    return 1.0 - prob_all_fail
+
+
+def mean_pass_at_k(samples: Iterable[tuple[int, int]], k: int) -> float | None:
+    """Mean pass@k over operators given (n, c) per operator; None without operators."""
+    values = [pass_at_k(n, c, k) for n, c in samples]
+    return sum(values) / len(values) if values else None
+
+
+def fast_p(results: Iterable[tuple[bool, float | None]], p: float = 1.0) -> float | None:
+    """Share of operators that are correct with speedup >= p (fast_1 = correct and not slower than the baseline).
+
+    `results` holds (correct, best speedup) per attempted operator; the denominator is every attempted operator.
+    """
+    results = list(results)
+    if not results:
+        return None
+    hits = sum(1 for correct, speedup in results if correct and speedup is not None and speedup >= p)
+    return hits / len(results)
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    if numerator is None or not denominator:
+        return None
+    return numerator / denominator
+
+
+def cost_usd(
+    *,
+    prompt_tokens: int,
+    completion_tokens: int,
+    cached_tokens: int,
+    price_input_per_mtok: float | None,
+    price_output_per_mtok: float | None,
+    price_cached_input_per_mtok: float | None = None,
+) -> float | None:
+    """Dollar cost at the model's list prices. `cached_tokens` are the part of prompt_tokens read from cache
+    (billed at the cached price when one is known, else at the input price). None when prices are unknown."""
+    if price_input_per_mtok is None or price_output_per_mtok is None:
+        return None
+    cached = min(cached_tokens, prompt_tokens)
+    cached_price = price_input_per_mtok if price_cached_input_per_mtok is None else price_cached_input_per_mtok
+    dollars = (prompt_tokens - cached) * price_input_per_mtok + cached * cached_price
+    dollars += completion_tokens * price_output_per_mtok
+    return dollars / 1_000_000
+
+
+def is_preliminary(operators_evaluated: int, minimum: int) -> bool:
+    """A row with fewer evaluated operators than the minimum is shown but marked preliminary (and not ranked first)."""
+    return operators_evaluated < minimum
+
+
+@dataclass(frozen=True)
+class ParetoPoint:
+    key: str
+    cost: float  # lower is better (e.g. tokens per success)
+    score: float  # higher is better (e.g. accuracy)
+
+
+def pareto_front(points: Iterable[ParetoPoint]) -> list[ParetoPoint]:
+    """Points not dominated by any other (another point with cost <= and score >=, one of them strict).
+
+    Exact ties both stay on the front. Returned in increasing cost, for drawing the front as a step line.
+    """
+    points = [p for p in points if math.isfinite(p.cost) and math.isfinite(p.score)]
+    front = []
+    for p in points:
+        dominated = any(
+            (q.cost <= p.cost and q.score >= p.score) and (q.cost < p.cost or q.score > p.score) for q in points
+        )
+        if not dominated:
+            front.append(p)
+    return sorted(front, key=lambda p: (p.cost, -p.score, p.key))
+
+
+@dataclass(frozen=True)
+class OperatorOutcome:
+    """One operator of one submission on one chip, reduced over its samples and evaluations."""
+
+    samples: int  # samples evaluated
+    samples_correct: int
+    compiled: bool  # at least one sample compiled and reached its entrypoints
+    correct: bool  # at least one sample correct
+    best_speedup: float | None  # best per-operator (case-geomean) speedup among correct samples
+    best_sol_pct: float | None
+    held_out: bool  # every counted evaluation used secret seeds
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Additive sums over operators: rows for several sources add up field by field."""
+
+    operators_attempted: int = 0
+    operators_evaluated: int = 0
+    operators_compiled: int = 0
+    operators_correct: int = 0
+    operators_fast1: int = 0
+    operators_held_out: int = 0
+    samples: int = 0
+    samples_correct: int = 0
+    speedup_log_sum: float = 0.0
+    speedup_count: int = 0
+    sol_sum: float = 0.0
+    sol_count: int = 0
+    pass1_sum: float = 0.0
+    pass5_sum: float = 0.0
+    pass10_sum: float = 0.0
+    max_samples: int = 0
+
+    def __add__(self, other: Totals) -> Totals:
+        values = {}
+        for name in self.__dataclass_fields__:
+            a, b = getattr(self, name), getattr(other, name)
+            values[name] = max(a, b) if name == "max_samples" else a + b
+        return Totals(**values)
+
+
+def totals_from_outcomes(outcomes: Iterable[OperatorOutcome], *, operators_attempted: int) -> Totals:
+    outcomes = list(outcomes)
+    speedups = [o.best_speedup for o in outcomes if o.correct and o.best_speedup and o.best_speedup > 0]
+    sols = [o.best_sol_pct for o in outcomes if o.correct and o.best_sol_pct is not None]
+    return Totals(
+        operators_attempted=operators_attempted,
+        operators_evaluated=len(outcomes),
+        operators_compiled=sum(o.compiled for o in outcomes),
+        operators_correct=sum(o.correct for o in outcomes),
+        operators_fast1=sum(1 for o in outcomes if o.correct and o.best_speedup is not None and o.best_speedup >= 1.0),
+        operators_held_out=sum(o.held_out for o in outcomes),
+        samples=sum(o.samples for o in outcomes),
+        samples_correct=sum(o.samples_correct for o in outcomes),
+        speedup_log_sum=sum(math.log(s) for s in speedups),
+        speedup_count=len(speedups),
+        sol_sum=sum(sols),
+        sol_count=len(sols),
+        pass1_sum=sum(pass_at_k(o.samples, o.samples_correct, 1) for o in outcomes),
+        pass5_sum=sum(pass_at_k(o.samples, o.samples_correct, 5) for o in outcomes),
+        pass10_sum=sum(pass_at_k(o.samples, o.samples_correct, 10) for o in outcomes),
+        max_samples=max((o.samples for o in outcomes), default=0),
+    )
+
+
+@dataclass(frozen=True)
+class RowMetrics:
+    operators_attempted: int
+    operators_evaluated: int
+    compiled_pct: float | None
+    accuracy_pct: float | None
+    fast1_pct: float | None
+    speedup: float | None
+    mean_sol_pct: float | None
+    pass_at: dict[int, float | None]
+    samples: int
+    max_samples: int
+    held_out: bool
+
+
+def row_metrics(totals: Totals) -> RowMetrics:
+    """Turn additive totals into the displayed percentages (over evaluated operators)."""
+    evaluated = totals.operators_evaluated
+
+    def pct(count: int) -> float | None:
+        return 100.0 * count / evaluated if evaluated else None
+
+    pass_at: dict[int, float | None] = {}
+    for k, total in ((1, totals.pass1_sum), (5, totals.pass5_sum), (10, totals.pass10_sum)):
+        # pass@k is only shown when operators had at least k samples; otherwise it would just repeat pass@n
+        pass_at[k] = 100.0 * total / evaluated if evaluated and totals.max_samples >= k else None
+    return RowMetrics(
+        operators_attempted=totals.operators_attempted,
+        operators_evaluated=evaluated,
+        compiled_pct=pct(totals.operators_compiled),
+        accuracy_pct=pct(totals.operators_correct),
+        fast1_pct=pct(totals.operators_fast1),
+        speedup=math.exp(totals.speedup_log_sum / totals.speedup_count) if totals.speedup_count else None,
+        mean_sol_pct=totals.sol_sum / totals.sol_count if totals.sol_count else None,
+        pass_at=pass_at,
+        samples=totals.samples,
+        max_samples=totals.max_samples,
+        held_out=evaluated > 0 and totals.operators_held_out == evaluated,
+    )
+
+
+def drop(reference: float | None, value: float | None) -> float | None:
+    """value - reference (e.g. accuracy points lost from NVIDIA to another chip); None when either is missing."""
+    if reference is None or value is None:
+        return None
+    return value - reference

@@ -1,0 +1,143 @@
+"""DRF serializers of the public API (input and output shapes; the OpenAPI schema is generated from them)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from leaderboard.models import Attempt, ReportedResult, Submission
+from leaderboard.selectors import SOURCE_CHOICES
+from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
+
+
+class LeaderboardQuerySerializer(serializers.Serializer):
+    source = serializers.ChoiceField(choices=[c for c, _ in SOURCE_CHOICES], required=False, default="all")
+    chip = serializers.SlugField(required=False, default="", allow_blank=True)
+    model = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
+    scaffold = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
+    track = serializers.ChoiceField(choices=["", "llm", "agent", "reference"], required=False, default="")
+    demo = serializers.ChoiceField(choices=["include", "exclude", "only"], required=False, default="include")
+    preliminary = serializers.BooleanField(required=False, default=True)
+    held_out = serializers.BooleanField(required=False, default=False)
+    q = serializers.CharField(required=False, default="", allow_blank=True, max_length=80)
+    sort = serializers.CharField(required=False, default="-accuracy_pct", max_length=40)
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    submission_id = serializers.UUIDField()
+    name = serializers.CharField()
+    model = serializers.CharField()
+    provider = serializers.CharField()
+    scaffold = serializers.CharField()
+    scaffold_kind = serializers.CharField()
+    track = serializers.CharField()
+    chip = serializers.CharField()
+    chip_name = serializers.CharField()
+    status = serializers.CharField()
+    is_demo = serializers.BooleanField()
+    is_public = serializers.BooleanField()
+    operators_attempted = serializers.IntegerField()
+    operators_evaluated = serializers.IntegerField()
+    compiled_pct = serializers.FloatField(allow_null=True)
+    accuracy_pct = serializers.FloatField(allow_null=True)
+    fast1_pct = serializers.FloatField(allow_null=True)
+    speedup = serializers.FloatField(allow_null=True)
+    mean_sol_pct = serializers.FloatField(allow_null=True)
+    pass1_pct = serializers.FloatField(allow_null=True)
+    pass5_pct = serializers.FloatField(allow_null=True)
+    pass10_pct = serializers.FloatField(allow_null=True)
+    samples = serializers.IntegerField()
+    samples_per_operator = serializers.IntegerField()
+    total_tokens = serializers.IntegerField()
+    tokens_per_success = serializers.FloatField(allow_null=True)
+    cost_usd = serializers.FloatField(allow_null=True)
+    cost_per_success_usd = serializers.FloatField(allow_null=True)
+    wall_time_h = serializers.FloatField(allow_null=True)
+    held_out = serializers.BooleanField()
+    preliminary = serializers.BooleanField()
+    pareto = serializers.BooleanField()
+
+
+class LeaderboardResponseSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    results = LeaderboardRowSerializer(many=True)
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    model = serializers.StringRelatedField()
+    scaffold = serializers.StringRelatedField()
+    target_chip = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    uploader = serializers.StringRelatedField()
+    attempts = serializers.IntegerField(source="attempt_count", read_only=True)
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Submission
+        fields = ["id", "name", "model", "scaffold", "track", "target_chip", "uploader", "status", "is_public", "is_demo",
+                  "held_out", "created_at", "attempts", "url"]
+        read_only_fields = fields
+
+    def get_url(self, obj: Submission) -> str:
+        request = self.context.get("request")
+        path = f"/submissions/{obj.pk}/"
+        return request.build_absolute_uri(path) if request else path
+
+
+class SubmissionUploadSerializer(serializers.Serializer):
+    archive = serializers.FileField(help_text=f"zip of <ns>__<op>.py files, at most {MAX_ARCHIVE_BYTES // 2**20} MiB")
+    metadata = serializers.FileField(help_text=f"metadata JSON (docs/submission_format.md), at most {MAX_METADATA_BYTES // 2**20} MiB")
+
+
+class UploadErrorSerializer(serializers.Serializer):
+    where = serializers.CharField()
+    message = serializers.CharField()
+
+
+class UploadErrorResponseSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = UploadErrorSerializer(many=True)
+
+
+class ProgressSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    finished = serializers.IntegerField()
+    queued = serializers.IntegerField()
+    running = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    percent = serializers.IntegerField()
+    active = serializers.BooleanField()
+    status = serializers.CharField()
+    verdicts = serializers.DictField(child=serializers.IntegerField())
+
+
+class EvaluationSummarySerializer(serializers.Serializer):
+    chip = serializers.CharField(source="chip.slug")
+    tier = serializers.CharField()
+    verdict = serializers.CharField()
+    reason = serializers.CharField()
+    cases_total = serializers.IntegerField()
+    cases_passed = serializers.IntegerField()
+    speedup = serializers.FloatField(allow_null=True)
+    sol_pct = serializers.FloatField(allow_null=True)
+    held_out = serializers.BooleanField()
+    findings = serializers.JSONField()
+    created_at = serializers.DateTimeField()
+
+
+class AttemptSerializer(serializers.ModelSerializer):
+    operator = serializers.CharField(source="operator_id")
+    submission = serializers.UUIDField(source="submission_id")
+    evaluations = EvaluationSummarySerializer(many=True)
+
+    class Meta:
+        model = Attempt
+        fields = ["id", "submission", "operator", "sample_index", "file_name", "source", "source_sha256", "prompt_tokens",
+                  "completion_tokens", "cached_tokens", "reasoning_tokens", "turns", "wall_time_s", "evaluations"]
+        read_only_fields = fields
+
+
+class ReportedResultSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ReportedResult
+        fields = ["id", "source_name", "source_url", "table", "method", "model_name", "chip_label", "operator_set",
+                  "accuracy_pct", "speedup", "total_tokens_m", "tokens_per_success_m", "total_time_h", "note"]
+        read_only_fields = fields

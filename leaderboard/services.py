@@ -1,0 +1,352 @@
+"""Writes of the leaderboard app: submissions, the leaderboard summary table, API tokens, reported results."""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from evaluator.models import Chip, Evaluation, EvaluationJob, JobState, Verdict
+from leaderboard import metrics
+from leaderboard.models import (
+    SOURCE_SETS,
+    Attempt,
+    LeaderboardEntry,
+    LLMModel,
+    OperatorSet,
+    ReportedResult,
+    Scaffold,
+    ScaffoldKind,
+    Submission,
+    SubmissionStatus,
+)
+from leaderboard.upload import UploadError, UploadInvalid, ValidatedUpload, validate_upload
+from operators.models import Operator
+
+logger = logging.getLogger(__name__)
+
+# the tiers whose verdicts count on the leaderboard; `full` (the upstream coverage) wins over `smoke`
+COUNTED_TIERS = {"full": 2, "smoke": 1}
+COMPILED = {v.value for v in (Verdict.CORRECT, Verdict.INCORRECT, Verdict.RUNTIME_ERROR, Verdict.TIMEOUT, Verdict.CHEAT_DETECTED)}
+
+
+@dataclass
+class _Sample:
+    tier_rank: int
+    evaluation_id: int
+    verdict: str
+    speedup: float | None
+    sol_pct: float | None
+    held_out: bool
+
+
+def _outcomes_per_chip(submission_id) -> dict[tuple[int, str], metrics.OperatorOutcome]:
+    """(chip id, operator id) -> the operator's outcome on that chip, from the counted evaluation of each sample."""
+    rows = Evaluation.objects.filter(attempt__submission_id=submission_id, tier__in=list(COUNTED_TIERS)).values_list(
+        "id", "attempt_id", "attempt__operator_id", "chip_id", "tier", "verdict", "speedup", "sol_pct", "held_out"
+    )
+    chosen: dict[tuple[int, int], tuple[str, _Sample]] = {}
+    for eid, attempt_id, op_id, chip_id, tier, verdict, speedup, sol, held_out in rows:
+        sample = _Sample(COUNTED_TIERS[tier], eid, verdict, speedup, sol, held_out)
+        key = (attempt_id, chip_id)
+        current = chosen.get(key)
+        # one verdict per sample and chip: the highest tier, then the latest evaluation
+        if current is None or (sample.tier_rank, sample.evaluation_id) > (current[1].tier_rank, current[1].evaluation_id):
+            chosen[key] = (op_id, sample)
+    per_operator: dict[tuple[int, str], list[_Sample]] = defaultdict(list)
+    for (_attempt_id, chip_id), (op_id, sample) in chosen.items():
+        per_operator[(chip_id, op_id)].append(sample)
+    outcomes = {}
+    for key, samples in per_operator.items():
+        correct = [s for s in samples if s.verdict == Verdict.CORRECT]
+        speedups = [s.speedup for s in correct if s.speedup]
+        sols = [s.sol_pct for s in correct if s.sol_pct is not None]
+        outcomes[key] = metrics.OperatorOutcome(
+            samples=len(samples),
+            samples_correct=len(correct),
+            compiled=any(s.verdict in COMPILED for s in samples),
+            correct=bool(correct),
+            best_speedup=max(speedups) if speedups else None,
+            best_sol_pct=max(sols) if sols else None,
+            held_out=all(s.held_out for s in samples),
+        )
+    return outcomes
+
+
+def refresh_leaderboard_entries(*, submission_id) -> int:
+    """Rebuild the submission's LeaderboardEntry rows from its attempts and evaluations. Returns the row count.
+
+    Cheap (one submission: at most a few thousand evaluations) and idempotent, so it runs after every
+    recorded result; the target chip always gets rows so a submission shows up while it is evaluated.
+    """
+    submission = Submission.objects.filter(pk=submission_id).values("target_chip_id").first()
+    if submission is None:
+        return 0
+    operators = {
+        op_id: (source, mc)
+        for op_id, source, mc in Operator.objects.filter(attempts__submission_id=submission_id)
+        .values_list("id", "source", "mc")
+        .distinct()
+    }
+    tokens: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    attempted: dict[str, set[str]] = defaultdict(set)
+    for op_id, p, c, cached, reasoning, wall in Attempt.objects.filter(submission_id=submission_id).values_list(
+        "operator_id", "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "wall_time_s"
+    ):
+        source, mc = operators[op_id]
+        for op_set in (source, OperatorSet.MC) if mc else (source,):
+            bucket = tokens[op_set]
+            bucket["prompt_tokens"] += p
+            bucket["completion_tokens"] += c
+            bucket["cached_tokens"] += cached
+            bucket["reasoning_tokens"] += reasoning
+            bucket["wall_time_s"] += wall or 0.0
+            attempted[op_set].add(op_id)
+    outcomes = _outcomes_per_chip(submission_id)
+    chips = {chip_id for chip_id, _ in outcomes} | {submission["target_chip_id"]}
+    entries = []
+    for chip_id in chips:
+        for op_set in attempted:
+            in_set = [
+                outcome
+                for (c_id, op_id), outcome in outcomes.items()
+                if c_id == chip_id and (operators[op_id][0] == op_set or (op_set == OperatorSet.MC and operators[op_id][1]))
+            ]
+            totals = metrics.totals_from_outcomes(in_set, operators_attempted=len(attempted[op_set]))
+            bucket = tokens[op_set]
+            entries.append(
+                LeaderboardEntry(
+                    submission_id=submission_id,
+                    chip_id=chip_id,
+                    operator_set=op_set,
+                    **{name: getattr(totals, name) for name in metrics.Totals.__dataclass_fields__},
+                    prompt_tokens=int(bucket["prompt_tokens"]),
+                    completion_tokens=int(bucket["completion_tokens"]),
+                    cached_tokens=int(bucket["cached_tokens"]),
+                    reasoning_tokens=int(bucket["reasoning_tokens"]),
+                    wall_time_s=bucket["wall_time_s"],
+                )
+            )
+    with transaction.atomic():
+        LeaderboardEntry.objects.filter(submission_id=submission_id).delete()
+        LeaderboardEntry.objects.bulk_create(entries)
+    _update_status(submission_id)
+    return len(entries)
+
+
+def _update_status(submission_id) -> None:
+    """evaluating -> complete once no job of the submission is queued or running."""
+    jobs = EvaluationJob.objects.filter(attempt__submission_id=submission_id)
+    if not jobs.exists():
+        return
+    if jobs.filter(state__in=[JobState.QUEUED, JobState.RUNNING]).exists():
+        Submission.objects.filter(pk=submission_id, status=SubmissionStatus.RECEIVED).update(status=SubmissionStatus.EVALUATING)
+    else:
+        Submission.objects.filter(pk=submission_id, status__in=[SubmissionStatus.RECEIVED, SubmissionStatus.EVALUATING]).update(
+            status=SubmissionStatus.COMPLETE
+        )
+
+
+def rebuild_all_entries(*, submission_ids: Iterable | None = None) -> int:
+    ids = list(submission_ids) if submission_ids is not None else list(Submission.objects.values_list("id", flat=True))
+    return sum(refresh_leaderboard_entries(submission_id=sid) for sid in ids)
+
+
+def _known_operators(ids):
+    return set(Operator.objects.filter(id__in=list(ids), in_catalog=True).values_list("id", flat=True))
+
+
+def _queued_jobs(user) -> int:
+    return EvaluationJob.objects.filter(
+        attempt__submission__uploader=user, state__in=[JobState.QUEUED, JobState.RUNNING]
+    ).count()
+
+
+def _enqueue(submission: Submission) -> None:
+    """Hand the submission to the evaluator (it records jobs and sends Celery tasks after commit)."""
+    try:
+        from evaluator.services import enqueue_submission
+    except ImportError:  # the dispatch layer is not installed in this checkout: keep the submission as received
+        logger.warning("evaluator.services.enqueue_submission is unavailable; submission %s not enqueued", submission.pk)
+        return
+    enqueue_submission(submission)
+
+
+def create_submission(*, uploader: AbstractBaseUser, archive_bytes: bytes, metadata_bytes: bytes) -> Submission:
+    """Validate an upload completely, store it atomically, then enqueue its evaluation.
+
+    Raises UploadInvalid (nothing stored) for any bad input, including too many jobs already queued.
+    """
+    chips = set(Chip.objects.filter(active=True).values_list("slug", flat=True))
+    upload = validate_upload(archive_bytes, metadata_bytes, known_operators=_known_operators, known_chips=chips)
+    queued = _queued_jobs(uploader)
+    if queued + len(upload.files) > settings.KGB_MAX_QUEUED_JOBS_PER_USER:
+        raise UploadInvalid(
+            [UploadError("archive", f"you have {queued} evaluations queued; this upload would exceed the limit of "
+                                    f"{settings.KGB_MAX_QUEUED_JOBS_PER_USER}. Wait for them to finish.")]
+        )
+    with transaction.atomic():
+        submission = _store(uploader=uploader, upload=upload)
+        _enqueue(submission)
+        transaction.on_commit(lambda: refresh_leaderboard_entries(submission_id=submission.pk))
+    return submission
+
+
+def _store(*, uploader, upload: ValidatedUpload) -> Submission:
+    meta = upload.metadata
+    model, _ = LLMModel.objects.get_or_create(
+        provider=meta.model["provider"], name=meta.model["name"], version=meta.model.get("version", "")
+    )
+    scaffold, _ = Scaffold.objects.get_or_create(
+        name=meta.scaffold["name"],
+        version=meta.scaffold.get("version", ""),
+        defaults={"kind": meta.scaffold.get("kind") or ScaffoldKind.AGENT, "url": meta.scaffold.get("url", "")},
+    )
+    submission = Submission.objects.create(
+        name=meta.name,
+        model=model,
+        scaffold=scaffold,
+        track=meta.track,
+        uploader=uploader,
+        target_chip=Chip.objects.get(slug=meta.target_chip),
+        metadata={"schema": "kgb-submission/1", **meta.extra, "files": len(upload.files)},
+        is_public=meta.public,
+    )
+    attempts = []
+    for solution in upload.files:
+        usage = meta.usage.get((solution.operator_id, solution.sample_index))
+        attempts.append(
+            Attempt(
+                submission=submission,
+                operator_id=solution.operator_id,
+                sample_index=solution.sample_index,
+                file_name=solution.file_name,
+                source=solution.source,
+                source_sha256=solution.sha256,
+                prompt_tokens=usage.prompt_tokens if usage else 0,
+                completion_tokens=usage.completion_tokens if usage else 0,
+                cached_tokens=usage.cached_tokens if usage else 0,
+                reasoning_tokens=usage.reasoning_tokens if usage else 0,
+                turns=usage.turns if usage else None,
+                wall_time_s=usage.wall_time_s if usage else None,
+                transcript=usage.transcript if usage else "",
+            )
+        )
+    Attempt.objects.bulk_create(attempts, batch_size=500)
+    return submission
+
+
+def delete_submission(*, submission: Submission, user) -> None:
+    """Owners delete their own submissions (staff any); the summary rows go with them (cascade)."""
+    if not (user.is_staff or submission.uploader_id == user.pk):
+        raise PermissionError("only the uploader can delete a submission")
+    EvaluationJob.objects.filter(attempt__submission=submission, state=JobState.QUEUED).update(state=JobState.CANCELLED)
+    submission.delete()
+
+
+def rotate_api_token(*, user) -> Token:
+    """Create the user's API token, or replace it (the old one stops working at once)."""
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return Token.objects.create(user=user)
+
+
+# --- reported (published) results --------------------------------------------------------------------------
+
+PAPER_SOURCE = "KernelGenBench paper (flagos-ai/KernelGenBench docs/exp.md)"
+PAPER_URL = "https://github.com/flagos-ai/KernelGenBench"
+# The paper anonymises its non-NVIDIA platforms; its abstract identifies Platform E as Iluvatar CoreX
+# (AutoKernel GLM-5.0: 87% on NVIDIA -> 25% on Iluvatar CoreX, exactly Table 3's Platform E cell).
+PAPER_CHIP_LABELS = {"Platform E": "Platform E (Iluvatar CoreX)"}
+PAPER_CHIP_SLUGS = {"NVIDIA A100": ("a100", "a100-40gb", "a100-80gb"), "Platform E": ("iluvatar-bi-v150", "iluvatar-bi150", "iluvatar")}
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    created: int
+    updated: int
+
+
+def _float(value: str) -> float | None:
+    value = (value or "").strip()
+    return float(value) if value else None
+
+
+def _chip_for(label: str) -> Chip | None:
+    slugs = PAPER_CHIP_SLUGS.get(label, ())
+    return Chip.objects.filter(slug__in=slugs).order_by("slug").first() if slugs else None
+
+
+def import_reported(*, results_csv: str | None = None, cost_csv: str | None = None, user=None) -> ImportReport:
+    """Import the paper's tables (CSV text as in shared/data/) as reported rows. Idempotent: a cell is keyed by
+    (source, table, method, model, chip, operator set) and updated in place."""
+    created = updated = 0
+    rows: list[tuple[dict, dict]] = []
+    if results_csv:
+        for row in csv.DictReader(io.StringIO(results_csv)):
+            chip_label = row["chip"].strip()
+            source = row["source"].strip()
+            key = {
+                "table": row["table"].strip(),
+                "method": row["method"].strip(),
+                "model_name": row["model"].strip(),
+                "chip_label": PAPER_CHIP_LABELS.get(chip_label, chip_label),
+                "operator_set": "overall" if source == "all" else source,
+            }
+            note = "Table 3 counts the 110 ATen operators." if key["table"] == "multi_chip" else ""
+            rows.append((key, {"accuracy_pct": _float(row["accuracy_pct"]), "speedup": _float(row["speedup"]),
+                               "chip": _chip_for(chip_label), "note": note}))
+    if cost_csv:
+        for row in csv.DictReader(io.StringIO(cost_csv)):
+            chip_label = row["chip"].strip()
+            key = {
+                "table": "cost",
+                "method": row["method"].strip(),
+                "model_name": row["model"].strip(),
+                "chip_label": PAPER_CHIP_LABELS.get(chip_label, chip_label),
+                "operator_set": "overall",
+            }
+            rows.append((key, {
+                "total_tokens_m": _float(row["total_tokens_m"]),
+                "tokens_per_success_m": _float(row["tokens_per_success_m"]),
+                "total_time_h": _float(row["total_time_h"]),
+                "chip": _chip_for(chip_label),
+                "note": f"{row.get('operators', '').strip()} operators",
+            }))
+    with transaction.atomic():
+        for key, values in rows:
+            _, was_created = ReportedResult.objects.update_or_create(
+                source_name=PAPER_SOURCE, **key, defaults={**values, "source_url": PAPER_URL, "imported_by": user}
+            )
+            created += was_created
+            updated += not was_created
+    return ImportReport(created=created, updated=updated)
+
+
+def import_reported_dir(*, path: Path, user=None) -> ImportReport:
+    """Import kgb_paper_results.csv and kgb_paper_cost.csv from a directory (or one of the files)."""
+    path = Path(path)
+    files = [path] if path.is_file() else [path / "kgb_paper_results.csv", path / "kgb_paper_cost.csv"]
+    results = cost = None
+    for file in files:
+        if not file.exists():
+            continue
+        text = file.read_text(encoding="utf-8")
+        if text.startswith("table,"):
+            results = text
+        elif text.startswith("method,"):
+            cost = text
+        else:
+            raise ValueError(f"{file}: not one of the paper's tables (expected a 'table,...' or 'method,...' header)")
+    if results is None and cost is None:
+        raise FileNotFoundError(f"no paper tables found at {path}")
+    return import_reported(results_csv=results, cost_csv=cost, user=user)

@@ -1,0 +1,22 @@
+"""Rate limits on submissions: the same "submissions" scope (settings.REST_FRAMEWORK) for the API and the form."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from rest_framework.throttling import SimpleRateThrottle
+
+
+class SubmissionRateThrottle(SimpleRateThrottle):
+    """Per user (and per IP for anyone not logged in) over the "submissions" rate."""
+
+    scope = "submissions"
+
+    def get_cache_key(self, request, view) -> str:
+        user = getattr(request, "user", None)
+        ident = f"user-{user.pk}" if user is not None and user.is_authenticated else f"ip-{self.get_ident(request)}"
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+def submission_throttle_allows(request: HttpRequest) -> bool:
+    """For plain Django views (the upload form): counts one submission when allowed."""
+    return SubmissionRateThrottle().allow_request(request, None)

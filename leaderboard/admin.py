@@ -1,6 +1,10 @@
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.shortcuts import redirect, render
+from django.urls import path
 
-from leaderboard.models import Attempt, LLMModel, ReportedResult, Scaffold, Submission
+from leaderboard.models import Attempt, LeaderboardEntry, LLMModel, ReportedResult, Scaffold, Submission
+from leaderboard.services import import_reported
 
 
 @admin.register(LLMModel)
@@ -44,8 +48,62 @@ class AttemptAdmin(admin.ModelAdmin):
     raw_id_fields = ("submission", "operator")
 
 
+class ReportedImportForm(forms.Form):
+    results_csv = forms.FileField(required=False, label="Results table (kgb_paper_results.csv)")
+    cost_csv = forms.FileField(required=False, label="Cost table (kgb_paper_cost.csv)")
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("results_csv") and not data.get("cost_csv"):
+            raise forms.ValidationError("Choose at least one CSV file.")
+        return data
+
+
 @admin.register(ReportedResult)
 class ReportedResultAdmin(admin.ModelAdmin):
     list_display = ("method", "model_name", "chip_label", "operator_set", "accuracy_pct", "speedup", "table", "source_name")
     list_filter = ("table", "chip_label", "operator_set", "source_name")
     search_fields = ("method", "model_name")
+    change_list_template = "admin/leaderboard/reportedresult/change_list.html"
+
+    def get_urls(self):
+        return [
+            path("import/", self.admin_site.admin_view(self.import_view), name="leaderboard_reportedresult_import"),
+            *super().get_urls(),
+        ]
+
+    def import_view(self, request):
+        """Staff upload of the paper's CSV tables (same format as shared/data); idempotent."""
+        if not self.has_add_permission(request):
+            return redirect("admin:index")
+        form = ReportedImportForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                report = import_reported(
+                    results_csv=form.cleaned_data["results_csv"].read().decode("utf-8") if form.cleaned_data["results_csv"] else None,
+                    cost_csv=form.cleaned_data["cost_csv"].read().decode("utf-8") if form.cleaned_data["cost_csv"] else None,
+                    user=request.user,
+                )
+            except (KeyError, ValueError, UnicodeDecodeError) as exc:
+                messages.error(request, f"Import failed, nothing stored: {exc!r} (expected the columns of shared/data's CSVs)")
+            else:
+                messages.success(request, f"Reported results: {report.created} created, {report.updated} updated.")
+                return redirect("admin:leaderboard_reportedresult_changelist")
+        context = {**self.admin_site.each_context(request), "form": form, "title": "Import published results",
+                   "opts": self.model._meta}
+        return render(request, "admin/leaderboard/reportedresult/import.html", context)
+
+
+@admin.register(LeaderboardEntry)
+class LeaderboardEntryAdmin(admin.ModelAdmin):
+    """Read-only: rebuilt from evaluations by leaderboard.services.refresh_leaderboard_entries."""
+
+    list_display = ("submission", "chip", "operator_set", "operators_evaluated", "operators_correct", "updated_at")
+    list_filter = ("operator_set", "chip")
+    raw_id_fields = ("submission",)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

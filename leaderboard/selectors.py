@@ -502,7 +502,7 @@ def submission_operator_table(*, submission: Submission) -> tuple[list[str], lis
     rank = {"correct": 6, "incorrect": 5, "cheat_detected": 4, "timeout": 3, "runtime_error": 2, "missing_entrypoint": 1, "compile_error": 0}
     by_attempt = {a[0]: a for a in attempts}
     rows: dict[str, OperatorResultRow] = {}
-    for attempt_id, op_id, source, _ in attempts:
+    for _attempt_id, op_id, source, _ in attempts:
         row = rows.setdefault(op_id, OperatorResultRow(op_id, source, 0, {}))
         row.samples += 1
     chips: list[str] = []

@@ -18,7 +18,6 @@ from rest_framework.authtoken.models import Token
 from evaluator.models import Chip, Evaluation, EvaluationJob, JobState, Verdict
 from leaderboard import metrics
 from leaderboard.models import (
-    SOURCE_SETS,
     Attempt,
     LeaderboardEntry,
     LLMModel,
@@ -174,11 +173,14 @@ def _queued_jobs(user) -> int:
 def _enqueue(submission: Submission) -> None:
     """Hand the submission to the evaluator (it records jobs and sends Celery tasks after commit)."""
     try:
-        from evaluator.services import enqueue_submission
+        from evaluator.services import ServiceError, enqueue_submission
     except ImportError:  # the dispatch layer is not installed in this checkout: keep the submission as received
         logger.warning("evaluator.services.enqueue_submission is unavailable; submission %s not enqueued", submission.pk)
         return
-    enqueue_submission(submission)
+    try:
+        enqueue_submission(submission)
+    except ServiceError as exc:  # e.g. the queue cap: the surrounding transaction rolls the submission back
+        raise UploadInvalid([UploadError("archive", str(exc))]) from exc
 
 
 def create_submission(*, uploader: AbstractBaseUser, archive_bytes: bytes, metadata_bytes: bytes) -> Submission:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import inspect
 import io
 
 from django.conf import settings
@@ -304,20 +305,17 @@ def _spec(operator_id: str):
     try:
         from operators import registry
 
-        return registry.get_spec(operator_id) if hasattr(registry, "get_spec") else {
-            s.id: s for s in registry.all_specs()
-        }.get(operator_id)
-    except Exception:  # a broken catalog module must not take the operator page down
+        return registry.get(operator_id)
+    except Exception:  # an unknown id or a broken catalog module must not take the page down
         return None
 
 
 def _reference_html(spec) -> str | None:
-    if spec is None or not getattr(spec, "reference", None):
+    function = spec and (spec.reference or spec.reference_impl)
+    if not function:
         return None
-    import inspect
-
     try:
-        source = inspect.getsource(spec.reference)
+        source = inspect.getsource(function)
     except (OSError, TypeError):
         return None
     return highlight(source, PythonLexer(), HtmlFormatter(cssclass="highlight", wrapcode=True))
@@ -327,17 +325,11 @@ def _prompt(spec) -> str | None:
     if spec is None:
         return None
     try:
-        from operators import prompts
-    except ImportError:
+        from operators.prompts import render_prompt
+
+        return render_prompt(spec)
+    except Exception:  # the prompt is an optional part of the page
         return None
-    for name in ("render_prompt", "render", "build_prompt"):
-        render_fn = getattr(prompts, name, None)
-        if render_fn is not None:
-            try:
-                return render_fn(spec)
-            except TypeError:
-                continue
-    return None
 
 
 # --- accounts and uploads ----------------------------------------------------------------------------------------

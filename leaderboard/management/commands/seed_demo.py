@@ -101,7 +101,7 @@ def _demo_operators() -> list[Operator]:
 def _chips() -> list[Chip]:
     try:
         call_command("seed_chips", verbosity=0)
-    except Exception:  # noqa: BLE001  the chip registry is optional for the demo: fall back to two chips
+    except Exception:  # the chip registry is optional for the demo: fall back to two chips
         Chip.objects.get_or_create(slug="h200", defaults={"name": "NVIDIA H200 SXM", "vendor": "NVIDIA", "family": "nvidia",
                                                           "device_type": "cuda", "triton_backend": "nvidia"})
         Chip.objects.get_or_create(slug="cpu", defaults={"name": "CPU (Triton interpreter)", "vendor": "any", "family": "cpu",
@@ -119,7 +119,7 @@ class Command(BaseCommand):
     def handle(self, *args, reset: bool = False, **options) -> None:
         try:
             call_command("sync_operators", verbosity=0)
-        except Exception as exc:  # noqa: BLE001  a catalog still under construction must not block the demo
+        except Exception as exc:  # a catalog still under construction must not block the demo
             self.stderr.write(f"sync_operators failed ({exc}); creating the demo's operators directly")
         chips = _chips()
         operators = _demo_operators()

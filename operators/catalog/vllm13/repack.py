@@ -1,0 +1,272 @@
+"""vLLM weight repacks and layout ops: permute_cols, gptq_shuffle, gptq_marlin_moe_repack, awq_marlin_moe_repack,
+marlin_int4_fp8_preprocess."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from operators.catalog.common import product
+from operators.catalog.vllm13._support import bytes_cost, exact, vllm_spec
+from operators.catalog.vllm13.qgemm import (
+    AWQ_NIBBLE_OF_COLUMN,
+    MARLIN_LAYOUT_CAVEAT,
+    _to_int32,
+    marlin_tile_pack,
+    pack_along_rows,
+)
+from operators.spec import Rng
+
+# ---------------------------------------------------------------- permute_cols
+
+def permute_cols(a: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
+    return a[:, perm.long()]
+
+
+def _permute_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    rows, cols = case["shape"]
+    pattern = case["perm_pattern"]
+    if pattern == "identity":
+        perm = torch.arange(cols, device=rng.device)
+    elif pattern == "reverse":
+        perm = torch.arange(cols - 1, -1, -1, device=rng.device)
+    else:
+        perm = rng.randperm(cols)
+    return {"a": rng.randn((rows, cols), case["dtype"]), "perm": perm.to(torch.int32)}
+
+
+PERMUTE_COLS = vllm_spec(
+    name="permute_cols",
+    category="layout",
+    description="Column gather (GPTQ act-order helper): returns out [M, K] with out[:, j] = a[:, perm[j]].",
+    reference_impl=permute_cols,
+    make_inputs=_permute_inputs,
+    cases={
+        "smoke": [{"shape": [3, 40], "perm_pattern": "random", "dtype": "float16"},
+                  {"shape": [2, 24], "perm_pattern": "reverse", "dtype": "bfloat16"}],
+        "full": product(shape=[(1, 32), (71, 504), (128, 512), (1024, 4096), (5333, 8192)],
+                        perm_pattern=["identity", "reverse", "random"], dtype=["float16", "bfloat16"]),
+        "edge": [{"shape": [5, 7], "perm_pattern": "random", "dtype": "float32"}],
+        "perf": [{"shape": [4096, 14336], "perm_pattern": "random", "dtype": "bfloat16"},
+                 {"shape": [16, 8192], "perm_pattern": "random", "dtype": "float16"}],
+    },
+    fidelity="vLLM tests/kernels/core/test_permute_cols.py reference (a[:, perm]); upstream grid (30); exact.",
+    returns=True,
+    checkers=(exact,),
+    cost=bytes_cost(),
+)
+
+
+# ---------------------------------------------------------------- gptq_shuffle
+
+def _unpack_rows(words: torch.Tensor, bit: int) -> torch.Tensor:
+    per_word = 32 // bit
+    shifts = (torch.arange(per_word, device=words.device) * bit)[None, :, None]
+    return ((words.long()[:, None, :] >> shifts) & ((1 << bit) - 1)).reshape(-1, words.shape[1])
+
+
+def gptq_shuffle(q_weight: torch.Tensor, q_perm: torch.Tensor, bit: int) -> None:
+    q = _unpack_rows(q_weight, bit)
+    if q_perm.numel():
+        q = q[q_perm.long()]  # act-order: make the rows sequential
+    if bit == 4:
+        # exllama's 4-bit shuffle inside each word of 8 rows: even rows to nibbles 0-3, odd rows to 4-7
+        groups = q.reshape(-1, 8, q.shape[1])
+        q = torch.cat([groups[:, 0::2], groups[:, 1::2]], dim=1).reshape(q.shape)
+    q_weight.copy_(pack_along_rows(q, bit))
+
+
+def _shuffle_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    k, n = case["shape"]
+    bit = case["bit"]
+    perm = rng.randperm(k) if case.get("act_order", True) else torch.empty(0, dtype=torch.int64, device=rng.device)
+    return {"q_weight": pack_along_rows(rng.randint(0, 1 << bit, (k, n)), bit), "q_perm": perm.to(torch.int32),
+            "bit": bit}
+
+
+GPTQ_SHUFFLE = vllm_spec(
+    name="gptq_shuffle",
+    category="layout",
+    description=(
+        "In-place GPTQ weight preparation for the exllama kernel. q_weight [K*bit/32, N] int32 packs 32/bit "
+        "consecutive rows per word (row r at bits r*bit). If q_perm [K] is non-empty the rows are first reordered "
+        "so that new row k = old row q_perm[k]; then, for 4-bit, the 8 rows of every word are interleaved: rows "
+        "0,2,4,6 go to nibbles 0-3 and rows 1,3,5,7 to nibbles 4-7 (8-bit words are left as they are)."
+    ),
+    reference_impl=gptq_shuffle,
+    make_inputs=_shuffle_inputs,
+    cases={
+        "smoke": [{"shape": [64, 8], "bit": 4}, {"shape": [32, 12], "bit": 8}],
+        "full": [{"shape": [k, n], "bit": b} for (k, n), b in [((512, 128), 8), ((1024, 256), 8), ((4096, 1024), 8),
+                                                              ((256, 32), 4), ((4096, 512), 4), ((4096, 1024), 4)]],
+        "edge": [{"shape": [128, 24], "bit": 4, "act_order": False}],
+        "perf": [{"shape": [4096, 14336], "bit": 4}],
+    },
+    fidelity=(
+        "exllama/vLLM csrc/quantization/gptq q_gemm.cu make_sequential + shuffle_4bit_8 as remembered; weights "
+        "from our own GPTQ packer. Upstream's 6 (shape, bit) pairs re-read as (K, N) with a K-long q_perm "
+        "(upstream passes a perm of the packed column count). Exact."
+    ),
+    returns=False,
+    mutates=("q_weight",),
+    checkers=(exact,),
+    cost=bytes_cost(),
+    provisional=(
+        "The nibble interleave of shuffle_4bit_8 and the no-op for 8 bits are recalled, not read from vLLM 0.13; "
+        "2- and 3-bit shuffles are not covered."
+    ),
+)
+
+
+# ---------------------------------------------------------------- Marlin MoE repacks
+
+def _unpack_cols(words: torch.Tensor, bits: int, order: list[int] | None) -> torch.Tensor:
+    per_word = 32 // bits
+    nibble = order or list(range(per_word))
+    shifts = torch.tensor([bits * nibble[j] for j in range(per_word)], device=words.device)
+    v = (words.long()[..., None] >> shifts) & ((1 << bits) - 1)
+    return v.reshape(*words.shape[:-1], words.shape[-1] * per_word)
+
+
+def _repack_experts(codes: list[torch.Tensor], perm: torch.Tensor, bits: int) -> torch.Tensor:
+    out = []
+    for e, q in enumerate(codes):
+        if perm.numel():
+            q = q[perm[e].long()]
+        out.append(marlin_tile_pack(q, bits))
+    return torch.stack(out)
+
+
+def gptq_marlin_moe_repack(b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int, num_bits: int,
+                           is_a_8bit: bool = False) -> torch.Tensor:
+    codes = [_unpack_rows(b_q_weight[e], num_bits) for e in range(b_q_weight.shape[0])]
+    return _repack_experts(codes, perm, num_bits)
+
+
+def awq_marlin_moe_repack(b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int, num_bits: int,
+                          is_a_8bit: bool = False) -> torch.Tensor:
+    order = AWQ_NIBBLE_OF_COLUMN if num_bits == 4 else None
+    codes = [_unpack_cols(b_q_weight[e], num_bits, order) for e in range(b_q_weight.shape[0])]
+    return _repack_experts(codes, perm, num_bits)
+
+
+def _pack_cols(values: torch.Tensor, bits: int, order: list[int] | None) -> torch.Tensor:
+    per_word = 32 // bits
+    nibble = order or list(range(per_word))
+    v = values.long().reshape(values.shape[0], values.shape[1] // per_word, per_word)
+    shifts = torch.tensor([bits * nibble[j] for j in range(per_word)], device=values.device)
+    return _to_int32((v << shifts).sum(dim=-1))
+
+
+def _moe_repack_inputs(case: dict[str, Any], rng: Rng, *, awq: bool) -> dict[str, Any]:
+    experts, k, n, bits = case["config"]
+    codes = [rng.randint(0, 1 << bits, (k, n)) for _ in range(experts)]
+    if awq:
+        packed = torch.stack([_pack_cols(c, bits, AWQ_NIBBLE_OF_COLUMN if bits == 4 else None) for c in codes])
+    else:
+        packed = torch.stack([pack_along_rows(c, bits) for c in codes])
+    if case.get("act_order"):
+        perm = torch.stack([rng.randperm(k) for _ in range(experts)]).to(torch.int32)
+    else:
+        perm = torch.arange(k, device=rng.device, dtype=torch.int32).expand(experts, k).contiguous()
+    return {"b_q_weight": packed, "perm": perm, "size_k": k, "size_n": n, "num_bits": bits, "is_a_8bit": False}
+
+
+UPSTREAM_MOE_REPACK = [(4, 256, 256, 4), (8, 256, 512, 4), (4, 512, 256, 4), (16, 256, 256, 4), (4, 256, 256, 8),
+                       (8, 512, 512, 4), (8, 512, 512, 8), (16, 512, 512, 4), (16, 512, 512, 8), (8, 1024, 512, 4)]
+
+GPTQ_MARLIN_MOE_REPACK = vllm_spec(
+    name="gptq_marlin_moe_repack",
+    category="layout",
+    description=(
+        "Repack per-expert GPTQ weights b_q_weight [E, K*bits/32, N] int32 (rows packed along K) into the "
+        "catalog's Marlin slab layout [E, K/16, N*16*bits/32] (see gptq_marlin_gemm), after applying the "
+        "per-expert row permutation perm [E, K] (new row k = old row perm[e, k])."
+    ),
+    reference_impl=gptq_marlin_moe_repack,
+    make_inputs=lambda case, rng: _moe_repack_inputs(case, rng, awq=False),
+    cases={
+        "smoke": [{"config": [2, 32, 16, 4]}, {"config": [2, 32, 8, 8], "act_order": True}],
+        "full": [{"config": list(c)} for c in UPSTREAM_MOE_REPACK],
+        "edge": [{"config": [3, 64, 24, 4], "act_order": True}],
+        "perf": [{"config": [64, 2048, 1408, 4]}],
+    },
+    fidelity="Unpack GPTQ, permute rows, repack into the catalog's slab layout; upstream configs (10); exact.",
+    returns=True,
+    checkers=(exact,),
+    cost=bytes_cost(),
+    provisional=MARLIN_LAYOUT_CAVEAT,
+)
+
+AWQ_MARLIN_MOE_REPACK = vllm_spec(
+    name="awq_marlin_moe_repack",
+    category="layout",
+    description=(
+        "Repack per-expert AWQ weights b_q_weight [E, K, N*bits/32] int32 (packed along N; 4-bit in AWQ nibble "
+        "order [0, 4, 1, 5, 2, 6, 3, 7], 8-bit sequential) into the catalog's Marlin slab layout "
+        "[E, K/16, N*16*bits/32], after the per-expert row permutation perm [E, K]."
+    ),
+    reference_impl=awq_marlin_moe_repack,
+    make_inputs=lambda case, rng: _moe_repack_inputs(case, rng, awq=True),
+    cases={
+        "smoke": [{"config": [2, 32, 16, 4]}, {"config": [2, 32, 8, 8]}],
+        "full": [{"config": list(c)} for c in UPSTREAM_MOE_REPACK],
+        "edge": [{"config": [3, 64, 24, 4], "act_order": True}],
+        "perf": [{"config": [64, 2048, 1408, 4]}],
+    },
+    fidelity="Unpack AWQ, permute rows, repack into the catalog's slab layout; upstream configs (10); exact.",
+    returns=True,
+    checkers=(exact,),
+    cost=bytes_cost(),
+    provisional=MARLIN_LAYOUT_CAVEAT + " The 8-bit AWQ packing order is assumed sequential.",
+)
+
+
+# ---------------------------------------------------------------- marlin_int4_fp8_preprocess
+
+def marlin_int4_fp8_preprocess(qweight: torch.Tensor, qzeros_or_none: torch.Tensor | None = None,
+                               inplace: bool = False) -> torch.Tensor:
+    # uint4b8 codes -> signed int4 (two's complement) values code - 8, nibble by nibble
+    codes = _unpack_cols(qweight, 4, None)
+    signed = (codes - 8) & 0xF
+    out = _pack_cols(signed.reshape(qweight.shape[0], -1), 4, None).reshape(qweight.shape)
+    if inplace:
+        qweight.copy_(out)
+        return qweight
+    return out
+
+
+def _preprocess_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
+    k, n = case["config"]
+    return {"qweight": pack_along_rows(rng.randint(0, 16, (k, n)), 4), "qzeros_or_none": None, "inplace": False}
+
+
+MARLIN_INT4_FP8_PREPROCESS = vllm_spec(
+    name="marlin_int4_fp8_preprocess",
+    category="layout",
+    description=(
+        "Prepare uint4b8 GPTQ words for the W4A8-FP8 Marlin kernel (no zero points): every 4-bit code c in "
+        "qweight [K/8, N] int32 becomes the two's-complement int4 of c - 8 in the same nibble; returns a new "
+        "tensor (inplace=False)."
+    ),
+    reference_impl=marlin_int4_fp8_preprocess,
+    make_inputs=_preprocess_inputs,
+    cases={
+        "smoke": [{"config": [32, 8]}, {"config": [64, 4]}],
+        "full": [{"config": list(c)} for c in [(256, 256), (512, 256), (256, 512), (512, 512), (1024, 512),
+                                               (512, 1024), (1024, 1024), (2048, 1024)]],
+        "edge": [{"config": [8, 1]}],
+        "perf": [{"config": [4096, 14336]}],
+    },
+    fidelity="Nibble-wise code - 8 in two's complement; upstream configs (8); exact.",
+    returns=True,
+    checkers=(exact,),
+    cost=bytes_cost(),
+    provisional=(
+        "The transform is a guess from the op's purpose (int4 -> fp8 conversion trick); vLLM 0.13's kernel may "
+        "also reorder nibbles. Not checked against vLLM."
+    ),
+)
+
+SPECS = [PERMUTE_COLS, GPTQ_SHUFFLE, GPTQ_MARLIN_MOE_REPACK, AWQ_MARLIN_MOE_REPACK, MARLIN_INT4_FP8_PREPROCESS]

@@ -238,8 +238,8 @@ def _member_errors(info: zipfile.ZipInfo) -> str | None:
         return "nested directories are not allowed: put every file at the top level of the zip"
     if name.startswith(".") or ".." in name or ":" in name or "\x00" in name:
         return "unsafe file name"
-    mode = info.external_attr >> 16
-    if mode and (stat.S_ISLNK(mode) or not stat.S_ISREG(mode)):
+    file_type = stat.S_IFMT(info.external_attr >> 16)  # 0 when the zip tool recorded no Unix type
+    if file_type and file_type != stat.S_IFREG:
         return "is not a regular file (links are not allowed)"
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
         return "uses an unsupported compression method (use deflate)"

@@ -4,7 +4,7 @@ without the parent checking it.
 Life of one child: started by the pool with a scrubbed environment in a private directory;
 drops its network namespace where the OS allows; imports torch and triton and initialises the
 device; reports ready; then serves exactly one candidate (load, several calls, a ghost replay,
-timing) and is killed. Run as `python -m evaluator.harness.child FD DEVICE`.
+timing) and is killed. Run as `python -m evaluator.harness.child FD DEVICE drop|keep`.
 """
 
 from __future__ import annotations
@@ -46,6 +46,25 @@ def isolate_network() -> str:
     if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0:
         return "userns+netns"
     return f"none (unshare failed: errno {ctypes.get_errno()})"
+
+
+NOBODY = 65534
+NPROC_LIMIT = 1024  # threads count too: torch starts one per core
+
+
+def drop_privileges() -> str:
+    """When started as root, continue as nobody: the repository, the harness and other users'
+    files become read-only to the candidate, and RLIMIT_NPROC applies (fork bombs stop)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if os.geteuid() != 0:
+        return f"uid {os.geteuid()}"
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+    resource.setrlimit(resource.RLIMIT_NPROC, (NPROC_LIMIT, NPROC_LIMIT))
+    return "nobody"
 
 
 class State:
@@ -295,8 +314,9 @@ def serve(conn: Any, device: str) -> None:
 
 
 def main() -> None:
-    fd, device = int(sys.argv[1]), sys.argv[2]
+    fd, device, drop = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "drop"
     isolation = isolate_network()
+    user = drop_privileges() if drop else f"uid {os.geteuid()}"
     from multiprocessing.connection import Connection
 
     conn = Connection(fd)
@@ -314,7 +334,7 @@ def main() -> None:
     except BaseException as exc:
         conn.send_bytes(pickle.dumps({"type": "broken", "message": f"{type(exc).__name__}: {exc}"}))
         raise
-    conn.send_bytes(pickle.dumps({"type": "ready", "isolation": isolation, "pid": os.getpid()}))
+    conn.send_bytes(pickle.dumps({"type": "ready", "isolation": isolation, "user": user, "pid": os.getpid()}))
     serve(conn, device)
     conn.close()
     os._exit(0)

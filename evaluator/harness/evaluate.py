@@ -127,11 +127,13 @@ class Attempt:
 
     def __init__(self, *, spec: OperatorSpec, locator: Locator, source: str, file_name: str, backend: Backend,
                  pool: WarmPool, tier: str, seed: int | None, secret_seed: bool, timeout_s: float,
-                 environment: dict[str, Any], peaks: Peaks | None, time_tiers: tuple[str, ...]) -> None:
+                 environment: dict[str, Any], peaks: Peaks | None, time_tiers: tuple[str, ...],
+                 static_policy: bool = True) -> None:
         self.spec, self.locator, self.source, self.file_name = spec, locator, source, file_name
         self.backend, self.pool, self.tier, self.timeout_s = backend, pool, tier, timeout_s
         self.peaks, self.time_tiers = peaks, time_tiers
         self.secret_seed = secret_seed
+        self.static_policy = static_policy
         self.base_seed = seed if seed is not None else (secrets.randbits(62) if secret_seed else 0)
         self.result = new_result(spec.id, tier, "secret" if secret_seed else "public", dict(environment))
         if not secret_seed:
@@ -193,13 +195,14 @@ class Attempt:
             return self.finish("compile_error", f"SyntaxError: {exc.msg} (line {exc.lineno})")
         except (ValueError, RecursionError) as exc:
             return self.finish("compile_error", f"the source cannot be parsed: {type(exc).__name__}: {exc}")
-        if static:
+        if static and self.static_policy:
             for item in static:
                 self.finding("static", f"line {item.line}: {item.detail}")
             return self.finish("cheat_detected", f"static policy: line {static[0].line}: {static[0].detail}")
 
         self.child = self.pool.acquire()
         self.result["environment"]["isolation"] = {"network": self.child.ready_info.get("isolation"),
+                                                   "user": self.child.ready_info.get("user"),
                                                    "process_group": True, "private_tmp": True, "env_scrubbed": True}
         self.deadline = time.monotonic() + self.timeout_s
         try:

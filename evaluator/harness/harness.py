@@ -28,7 +28,10 @@ class Harness:
     """
 
     def __init__(self, device: str | None = None, chip: str | None = None, pool_size: int = 1, *,
-                 peaks_file: str | None = None, time_tiers: tuple[str, ...] = TIMED_TIERS) -> None:
+                 peaks_file: str | None = None, time_tiers: tuple[str, ...] = TIMED_TIERS,
+                 static_policy: bool = True) -> None:
+        """`static_policy=False` skips the AST layer; the adversarial tests use it to prove that the
+        runtime layers stop each exploit on their own."""
         self.backend = backends.get_backend(device or backends.default_device_type())
         if not self.backend.available():
             raise HarnessError(f"device {self.backend.device_type!r} is not available on this machine")
@@ -38,6 +41,7 @@ class Harness:
         self.peaks = load_peaks(self.chip, self.backend, peaks_file)
         self.pool_size = pool_size
         self.time_tiers = time_tiers
+        self.static_policy = static_policy
         self._pool: WarmPool | None = None
 
     @property
@@ -70,5 +74,5 @@ class Harness:
         attempt = Attempt(spec=spec, locator=locator, source=solution_source, file_name=file_name or spec.file_name,
                           backend=self.backend, pool=self.pool, tier=tier, seed=seed, secret_seed=secret_seed,
                           timeout_s=timeout_s, environment=self.environment, peaks=self.peaks,
-                          time_tiers=self.time_tiers)
+                          time_tiers=self.time_tiers, static_policy=self.static_policy)
         return attempt.run()

@@ -31,6 +31,31 @@ TRITON_ENV_KEEP = ("TRITON_PTXAS_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISAS
                    "TRITON_HIP_LLD_PATH", "TRITON_F32_DEFAULT", "TRITON_DEFAULT_FP_FUSION")
 REPO_ROOT = str(Path(__file__).resolve().parents[2])
 READY_TIMEOUT_S = 180.0
+NOBODY = 65534
+
+
+def _world_reachable(path: str) -> bool:
+    """Whether an unprivileged user can reach (and, for files, read and run) `path`."""
+    real = os.path.realpath(path)
+    parts = real.split(os.sep)
+    for i in range(2, len(parts) + 1):
+        current = os.sep.join(parts[:i]) or os.sep
+        try:
+            mode = os.stat(current).st_mode
+        except OSError:
+            return False
+        if not mode & 0o001 and not (i == len(parts) and mode & 0o004):
+            return False
+    return True
+
+
+def can_drop_privileges() -> bool:
+    """Root can hand the candidate to `nobody` only if nobody can run this Python and read the code."""
+    import torch
+
+    if os.geteuid() != 0:
+        return False
+    return all(_world_reachable(p) for p in (sys.executable, os.path.dirname(torch.__file__), REPO_ROOT))
 
 
 class ChildGone(Exception):
@@ -57,15 +82,19 @@ def child_environment(backend: Backend, workdir: str) -> dict[str, str]:
 class Child:
     """One started candidate process and the parent's end of its channel."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, *, drop_privileges: bool = True) -> None:
         self.backend = backend
         self.workdir = tempfile.mkdtemp(prefix="kgb-cand-")
         os.chmod(self.workdir, 0o700)
+        drop = drop_privileges and os.geteuid() == 0
+        if drop:
+            os.chown(self.workdir, NOBODY, NOBODY)
         self.log_path = os.path.join(self.workdir, "output.log")
         parent_sock, child_sock = socket.socketpair()
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "evaluator.harness.child", str(child_sock.fileno()), backend.device_type],
+            [sys.executable, "-m", "evaluator.harness.child", str(child_sock.fileno()), backend.device_type,
+             "drop" if drop else "keep"],
             cwd=self.workdir, env=child_environment(backend, self.workdir), stdin=subprocess.DEVNULL,
             stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(child_sock.fileno(),), start_new_session=True,
             close_fds=True,
@@ -159,25 +188,34 @@ class WarmPool:
         self.lock = threading.Lock()
         self.idle: list[Child] = []
         self.closed = False
+        self.drop_privileges = can_drop_privileges()
         self.refill()
 
     def refill(self) -> None:
         with self.lock:
             while not self.closed and len(self.idle) < self.size:
-                self.idle.append(Child(self.backend))
+                self.idle.append(Child(self.backend, drop_privileges=self.drop_privileges))
 
     def acquire(self) -> Child:
         with self.lock:
             child = self.idle.pop(0) if self.idle else None
         if child is None:
-            child = Child(self.backend)
+            child = Child(self.backend, drop_privileges=self.drop_privileges)
         self.refill()
         try:
             child.wait_ready()
         except Exception:
             tail = child.output_tail()
             child.kill()
-            raise RuntimeError(f"candidate process failed to start\n{tail[-2000:]}") from None
+            if not self.drop_privileges:
+                raise RuntimeError(f"candidate process failed to start\n{tail[-2000:]}") from None
+            # the device may refuse an unprivileged user: keep root (recorded in the result's isolation)
+            with self.lock:
+                self.drop_privileges = False
+                stale, self.idle = self.idle, []
+            for other in stale:
+                other.kill()
+            return self.acquire()
         return child
 
     def release(self, child: Child) -> None:

@@ -1,0 +1,105 @@
+"""Job bundles for air-gapped runners: `kgb.jobs/1` in, `kgb.results/1` out (docs/harness.md).
+
+A job whose bundle entry is malformed (unknown operator, bad tier, sha256 not matching the
+source) gets a result with verdict runtime_error and a reason starting "bundle:"; the run goes on.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import os
+from collections.abc import Callable
+from typing import Any
+
+from evaluator.harness import RESULT_SCHEMA, signing
+from evaluator.harness.evaluate import HarnessError
+from evaluator.harness.harness import Harness
+from evaluator.harness.result import new_result
+
+JOBS_SCHEMA = "kgb.jobs/1"
+RESULTS_SCHEMA = "kgb.results/1"
+TIERS = ("smoke", "full", "edge", "perf")
+
+
+class BundleError(ValueError):
+    """The bundle as a whole is unusable (wrong schema, no job list)."""
+
+
+def _bundle_error(job: dict[str, Any], tier: str, reason: str, environment: dict[str, Any]) -> dict[str, Any]:
+    result = new_result(str(job.get("operator", "")), tier, "secret" if job.get("secret_seed") else "public",
+                        environment)
+    result["verdict"] = "runtime_error"
+    result["reason"] = f"bundle: {reason}"
+    assert result["schema"] == RESULT_SCHEMA
+    return result
+
+
+def _job_problem(job: Any) -> str | None:
+    if not isinstance(job, dict):
+        return "job is not an object"
+    if not isinstance(job.get("job_id"), str) or not job["job_id"]:
+        return "job_id missing"
+    if not isinstance(job.get("operator"), str):
+        return "operator missing"
+    if job.get("tier") not in TIERS:
+        return f"unknown tier {job.get('tier')!r}"
+    seed = job.get("seed")
+    if seed is not None and (type(seed) is not int or seed < 0):
+        return "seed must be a non-negative integer or null"
+    solution = job.get("solution")
+    if not isinstance(solution, dict) or not isinstance(solution.get("source"), str):
+        return "solution.source missing"
+    digest = hashlib.sha256(solution["source"].encode("utf-8")).hexdigest()
+    if solution.get("sha256") != digest:
+        return "solution sha256 does not match its source"
+    timeout = job.get("timeout_s", 300)
+    if not isinstance(timeout, (int, float)) or timeout <= 0:
+        return "timeout_s must be a positive number"
+    return None
+
+
+def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int = 1,
+               progress: Callable[[str], None] | None = None, peaks_file: str | None = None) -> dict[str, Any]:
+    if not isinstance(jobs, dict) or jobs.get("schema") != JOBS_SCHEMA:
+        raise BundleError(f"not a job bundle (schema must be {JOBS_SCHEMA!r})")
+    job_list = jobs.get("jobs")
+    if not isinstance(job_list, list):
+        raise BundleError("the bundle has no 'jobs' list")
+    say = progress or (lambda message: None)
+    chip = jobs.get("chip") if isinstance(jobs.get("chip"), str) else None
+    with Harness(device=device, chip=chip, pool_size=max(1, workers), peaks_file=peaks_file) as harness:
+        environment = dict(harness.environment)
+        done = 0
+
+        def one(number: int, job: Any) -> dict[str, Any]:
+            nonlocal done
+            job_id = job.get("job_id", f"#{number}") if isinstance(job, dict) else f"#{number}"
+            tier = job.get("tier", "") if isinstance(job, dict) else ""
+            problem = _job_problem(job)
+            if problem is None:
+                try:
+                    result = harness.evaluate(job["operator"], job["solution"]["source"], tier=job["tier"],
+                                              seed=job.get("seed"), secret_seed=bool(job.get("secret_seed")),
+                                              timeout_s=float(job.get("timeout_s", 300)),
+                                              file_name=job["solution"].get("file_name") or None)
+                except (KeyError, HarnessError, ValueError) as exc:
+                    result = _bundle_error(job, tier, f"{type(exc).__name__}: {exc}", environment)
+            else:
+                result = _bundle_error(job if isinstance(job, dict) else {}, str(tier), problem, environment)
+            done += 1
+            say(f"[{done}/{len(job_list)}] {job_id} {result['operator']}: {result['verdict']} "
+                f"({result['duration_s']:.1f} s)")
+            return {"job_id": str(job_id), "result": result}
+
+        # timed tiers run one at a time so that attempts do not share the device while timing
+        parallel = workers > 1 and not harness.backend.supports_timing
+        if parallel:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as executor:
+                results = list(executor.map(one, range(1, len(job_list) + 1), job_list))
+        else:
+            results = [one(number, job) for number, job in enumerate(job_list, 1)]
+    token = os.environ.get("KGB_RUNNER_TOKEN")
+    signature = signing.sign_results(results, token) if token else None
+    return {"schema": RESULTS_SCHEMA, "chip": harness.chip, "environment": environment, "results": results,
+            "signature": signature}

@@ -291,7 +291,6 @@ def _chip_for(label: str) -> Chip | None:
 def import_reported(*, results_csv: str | None = None, cost_csv: str | None = None, user=None) -> ImportReport:
     """Import the paper's tables (CSV text as in shared/data/) as reported rows. Idempotent: a cell is keyed by
     (source, table, method, model, chip, operator set) and updated in place."""
-    created = updated = 0
     rows: list[tuple[dict, dict]] = []
     if results_csv:
         for row in csv.DictReader(io.StringIO(results_csv)):
@@ -324,13 +323,27 @@ def import_reported(*, results_csv: str | None = None, cost_csv: str | None = No
                 "chip": _chip_for(chip_label),
                 "note": f"{row.get('operators', '').strip()} operators",
             }))
+    key_fields = ("table", "method", "model_name", "chip_label", "operator_set")
+    value_fields = ["accuracy_pct", "speedup", "total_tokens_m", "tokens_per_success_m", "total_time_h", "chip", "note",
+                    "source_url", "imported_by"]
     with transaction.atomic():
+        existing = {
+            tuple(getattr(r, f) for f in key_fields): r
+            for r in ReportedResult.objects.select_for_update().filter(source_name=PAPER_SOURCE)
+        }
+        to_create, to_update = [], []
         for key, values in rows:
-            _, was_created = ReportedResult.objects.update_or_create(
-                source_name=PAPER_SOURCE, **key, defaults={**values, "source_url": PAPER_URL, "imported_by": user}
-            )
-            created += was_created
-            updated += not was_created
+            values = {**values, "source_url": PAPER_URL, "imported_by": user}
+            row = existing.get(tuple(key[f] for f in key_fields))
+            if row is None:
+                to_create.append(ReportedResult(source_name=PAPER_SOURCE, **key, **values))
+            else:
+                for name, value in values.items():
+                    setattr(row, name, value)
+                to_update.append(row)
+        ReportedResult.objects.bulk_create(to_create)
+        ReportedResult.objects.bulk_update(to_update, [f for f in value_fields if f != "chip"] + ["chip"])
+        created, updated = len(to_create), len(to_update)
     return ImportReport(created=created, updated=updated)
 
 

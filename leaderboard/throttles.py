@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest
+from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 
@@ -10,6 +11,10 @@ class SubmissionRateThrottle(SimpleRateThrottle):
     """Per user (and per IP for anyone not logged in) over the "submissions" rate."""
 
     scope = "submissions"
+
+    def get_rate(self) -> str | None:
+        # read at request time (DRF binds THROTTLE_RATES at import), so settings overrides apply
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
     def get_cache_key(self, request, view) -> str:
         user = getattr(request, "user", None)

@@ -1,10 +1,36 @@
 """vllm13::reshape_and_cache in Triton: scatter key/value rows into vLLM's v0 paged caches,
 key_cache [NB, H, D/x, BS, x] and value_cache [NB, H, D, BS]; negative slots are skipped. With an 'fp8'
-cache dtype the uint8 caches receive e4m3fn(clamp(x / scale, +-448)) bytes."""
+cache dtype the uint8 caches receive e4m3fn(clamp(x / scale, +-448)) bytes, rounded to nearest even on the
+bit pattern with integer arithmetic (exact on every backend, the CPU interpreter included)."""
 
 import torch
 import triton
 import triton.language as tl
+
+
+@triton.jit
+def _round_half_even(x):
+    f = tl.floor(x)
+    diff = x - f
+    f_is_even = (f - 2.0 * tl.floor(f * 0.5)) == 0.0
+    return tl.where(diff > 0.5, f + 1.0, tl.where(diff < 0.5, f, tl.where(f_is_even, f, f + 1.0)))
+
+
+@triton.jit
+def _e4m3fn_bits(x):
+    """Byte of float8_e4m3fn(x) for finite |x| <= 448."""
+    a = tl.abs(x)
+    bits = a.to(tl.int32, bitcast=True)
+    exponent = ((bits >> 23) & 0xFF) - 127
+    mantissa = bits & 0x7FFFFF
+    keep = mantissa >> 20
+    rest = mantissa & 0xFFFFF
+    round_up = (rest > 0x80000) | ((rest == 0x80000) & ((keep & 1) == 1))
+    normal = ((exponent + 7) << 3) + keep + round_up.to(tl.int32)
+    subnormal = _round_half_even(a * 512.0).to(tl.int32)  # multiples of 2^-9, 8 = smallest normal
+    magnitude = tl.where(a < 0.015625, subnormal, normal)
+    sign = tl.where(x < 0, 0x80, 0)
+    return (magnitude | sign).to(tl.uint8)
 
 
 @triton.jit
@@ -30,10 +56,10 @@ def _reshape_and_cache_kernel(key_ptr, value_ptr, kc_ptr, vc_ptr, slot_ptr, num_
         if FP8:
             k_scale = tl.load(k_scale_ptr).to(tl.float32)
             v_scale = tl.load(v_scale_ptr).to(tl.float32)
-            kq = tl.clamp(k.to(tl.float32) / k_scale, -448.0, 448.0).to(tl.float8e4nv)
-            vq = tl.clamp(v.to(tl.float32) / v_scale, -448.0, 448.0).to(tl.float8e4nv)
-            tl.store(k_dst, kq.to(tl.uint8, bitcast=True), mask=mask)
-            tl.store(v_dst, vq.to(tl.uint8, bitcast=True), mask=mask)
+            kq = tl.minimum(tl.maximum(k.to(tl.float32) / k_scale, -448.0), 448.0)
+            vq = tl.minimum(tl.maximum(v.to(tl.float32) / v_scale, -448.0), 448.0)
+            tl.store(k_dst, _e4m3fn_bits(kq), mask=mask)
+            tl.store(v_dst, _e4m3fn_bits(vq), mask=mask)
         else:
             tl.store(k_dst, k, mask=mask)
             tl.store(v_dst, v, mask=mask)

@@ -16,7 +16,9 @@ from evaluator import services
 from evaluator.models import Runner, RunnerState
 from evaluator.serializers import FailInput, HeartbeatInput, validate_result
 
-HEARTBEAT_INTERVAL_S = 30
+
+def heartbeat_interval_s() -> int:
+    return int(getattr(settings, "KGB_RUNNER_HEARTBEAT_S", 30))
 
 
 class RunnerTokenAuthentication(BaseAuthentication):
@@ -78,7 +80,7 @@ def runner_config(runner: Runner) -> dict:
         "task_name": services.TASK_NAME,
         "broker_url": broker_url,
         "broker_transport_options": {},
-        "heartbeat_interval_s": HEARTBEAT_INTERVAL_S,
+        "heartbeat_interval_s": heartbeat_interval_s(),
         "state": runner.state,
     }
     if broker_url.startswith("filesystem://"):
@@ -103,7 +105,7 @@ class HeartbeatApi(RunnerAPIView):
         data = HeartbeatInput(data=request.data)
         data.is_valid(raise_exception=True)
         runner = services.record_heartbeat(runner=request.auth, environment=data.validated_data["environment"])
-        return Response({"state": runner.state, "heartbeat_interval_s": HEARTBEAT_INTERVAL_S})
+        return Response({"state": runner.state, "heartbeat_interval_s": heartbeat_interval_s()})
 
 
 class ClaimApi(RunnerAPIView):

@@ -13,6 +13,7 @@ import hmac
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -198,7 +199,9 @@ def _send_job(job_id: str, queue: str, timeout_s: int) -> None:
 
 def _enqueue_after_commit(job: EvaluationJob) -> None:
     job_id, queue, timeout_s = str(job.id), job.chip.queue_name, job.timeout_s
-    transaction.on_commit(lambda: _send_job(job_id, queue, timeout_s))
+    # robust: a broker that is down must not turn a committed upload into an error page; the job
+    # row exists and `manage.py resend_queued_jobs` sends it again once the broker is back
+    transaction.on_commit(lambda: _send_job(job_id, queue, timeout_s), robust=True)
 
 
 def _event(job: EvaluationJob, from_state: str, to_state: str, *, runner=None, user=None, detail: str = "") -> None:
@@ -465,6 +468,21 @@ def cancel_job(*, job: EvaluationJob, user, detail: str = "") -> EvaluationJob:
     _event(job, previous, JobState.CANCELLED, user=user, detail=detail)
     _update_submission_status(job)
     return job
+
+
+def resend_queued_jobs(*, older_than_s: int, chip: Chip | None = None) -> int:
+    """Send again the jobs still queued after `older_than_s` (a message lost while the broker was
+    down, or a broker that lost its data). A job that already has a message gets a second one;
+    the claim and the one-evaluation rule make the extra delivery harmless."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
+    jobs = EvaluationJob.objects.filter(state=JobState.QUEUED, queued_at__lt=cutoff).select_related("chip")
+    if chip is not None:
+        jobs = jobs.filter(chip=chip)
+    count = 0
+    for job in jobs.iterator():
+        _send_job(str(job.id), job.chip.queue_name, job.timeout_s)
+        count += 1
+    return count
 
 
 # --- air-gapped bundles -------------------------------------------------------------------------

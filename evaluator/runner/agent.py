@@ -110,27 +110,50 @@ def _start_worker(args: argparse.Namespace, token: str, config: dict, gpu: str |
         "fake_harness": args.fake_harness,
         "loglevel": args.loglevel,
     }
+    # its own process group, so that a hung worker can be killed together with its pool
     process = subprocess.Popen(
-        [sys.executable, "-m", "evaluator.runner.worker"], stdin=subprocess.PIPE, env=environment, text=True
+        [sys.executable, "-m", "evaluator.runner.worker"],
+        stdin=subprocess.PIPE,
+        env=environment,
+        text=True,
+        start_new_session=True,
     )
     process.stdin.write(json.dumps(settings) + "\n")
     process.stdin.close()
     return process
 
 
+def broker_reachable(config: dict) -> bool:
+    from kombu import Connection
+
+    try:
+        with Connection(
+            config["broker_url"], transport_options=config.get("broker_transport_options") or {}, connect_timeout=3
+        ) as connection:
+            connection.ensure_connection(max_retries=0)
+        return True
+    except Exception:  # any failure to connect counts as down
+        return False
+
+
 class Agent:
+    """Supervises the workers: restarts one that exits, and restarts all of them once the broker
+    comes back after an outage (Celery workers on Redis can stop consuming after a broker restart,
+    celery/celery#8030 and #9054; a fresh worker always consumes)."""
+
     def __init__(self, args: argparse.Namespace):
         self.args = args
         self.token = read_token(args)
         self.client = SiteClient(args.site, self.token, max_wait_s=float("inf"))
-        self.workers: list[subprocess.Popen] = []
+        self.workers: dict[str | None, subprocess.Popen] = {}
         self.stopping = threading.Event()
+        self.check_interval_s = float(os.environ.get("KGB_RUNNER_SUPERVISE_S", "10"))
 
     def stop_workers(self, reason: str, sig: int = signal.SIGTERM) -> None:
         if not self.stopping.is_set():
             log.warning("stopping workers: %s", reason)
         self.stopping.set()
-        for worker in self.workers:
+        for worker in self.workers.values():
             if worker.poll() is None:
                 worker.send_signal(sig)
 
@@ -145,6 +168,37 @@ class Agent:
                 self.stop_workers("the runner is draining: finishing the current jobs")
                 return
             self.stopping.wait(interval_s)
+
+    def restart_worker(self, slot: str | None, config: dict) -> None:
+        worker = self.workers[slot]
+        if worker.poll() is None:
+            worker.terminate()  # warm shutdown: a running job may finish
+            try:
+                worker.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(worker.pid, signal.SIGKILL)  # its job comes back from the broker
+                worker.wait()
+        if not self.stopping.is_set():
+            self.workers[slot] = _start_worker(self.args, self.token, config, slot)
+
+    def supervise(self, config: dict) -> int:
+        watch_broker = not config["broker_url"].startswith(("filesystem://", "memory://"))
+        broker_was_down = False
+        while not self.stopping.is_set():
+            if watch_broker:
+                up = broker_reachable(config)
+                if up and broker_was_down:
+                    log.warning("the broker is back after an outage: restarting the workers")
+                    for slot in list(self.workers):
+                        self.restart_worker(slot, config)
+                broker_was_down = not up
+            for slot, worker in list(self.workers.items()):
+                if worker.poll() is not None and not self.stopping.is_set():
+                    log.warning("worker %s exited with %s: restarting it", slot or "w", worker.returncode)
+                    self.workers[slot] = _start_worker(self.args, self.token, config, slot)
+            self.stopping.wait(self.check_interval_s)
+        codes = [worker.wait() for worker in self.workers.values()]
+        return max(codes, default=0)
 
     def run(self) -> int:
         config = self.client.config()
@@ -162,9 +216,7 @@ class Agent:
             config["queue"],
             f"one worker per GPU {gpus}" if gpus else f"{self.args.concurrency} worker process(es)",
         )
-        self.workers = [_start_worker(self.args, self.token, config, gpu) for gpu in gpus] or [
-            _start_worker(self.args, self.token, config, None)
-        ]
+        self.workers = {slot: _start_worker(self.args, self.token, config, slot) for slot in (gpus or [None])}
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda number, _frame: self.stop_workers(f"signal {number}"))
         environment = environment_fingerprint(self.args, gpus)
@@ -174,9 +226,7 @@ class Agent:
             daemon=True,
             name="heartbeat",
         ).start()
-        codes = [worker.wait() for worker in self.workers]
-        self.stopping.set()
-        return max(codes, default=0)
+        return self.supervise(config)
 
 
 def main(argv: list[str] | None = None) -> int:

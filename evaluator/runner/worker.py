@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 
@@ -26,6 +28,7 @@ SETTINGS: dict = {}
 CLIENT: SiteClient | None = None
 HARNESS = None
 NOT_ACTIVE_BACKOFF_S = 5.0
+ORPHAN_GRACE_S = 30.0
 FINAL_CLAIM_ANSWERS = {"already_recorded", "job_failed", "job_cancelled", "not_found"}
 
 
@@ -136,10 +139,22 @@ def evaluate_task(task, job_id: str) -> dict:
     return {"job_id": job_id, "verdict": answer.get("verdict")}
 
 
+def _stop_when_orphaned(parent_pid: int) -> None:
+    # the worker runs in its own session (so the agent can kill it with its pool); if the agent
+    # itself dies, shut down warm instead of consuming jobs unsupervised
+    while os.getppid() == parent_pid:
+        time.sleep(2)
+    log.warning("the runner agent is gone: warm shutdown")
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(ORPHAN_GRACE_S)
+    os.killpg(0, signal.SIGKILL)  # still here (a hung broker connection): end the whole session
+
+
 def main() -> int:
     global CLIENT
     SETTINGS.update(json.loads(sys.stdin.readline()))
     sys.stdin.close()
+    sys.stdin = open(os.devnull)  # Celery's CLI inspects stdin; the settings pipe is closed
     token = SETTINGS.pop("token")
     CLIENT = SiteClient(SETTINGS["site"], token)
     app = build_app(SETTINGS)
@@ -159,6 +174,7 @@ def main() -> int:
         "--without-mingle",
         "--without-heartbeat",
     ]
+    threading.Thread(target=_stop_when_orphaned, args=(os.getppid(),), daemon=True, name="orphan-watch").start()
     log.info("worker %s (pid %d) consuming %s", SETTINGS["hostname"], os.getpid(), SETTINGS["config"]["queue"])
     app.worker_main(argv)
     return 0

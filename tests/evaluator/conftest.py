@@ -15,7 +15,14 @@ class SentTasks(list):
 
     def __call__(self, name, args=None, kwargs=None, **options):
         job_id = args[0]
-        self.append({"name": name, "args": args, "options": options, "job_existed": EvaluationJob.objects.filter(pk=job_id).exists()})
+        self.append(
+            {
+                "name": name,
+                "args": args,
+                "options": options,
+                "job_existed": EvaluationJob.objects.filter(pk=job_id).exists(),
+            }
+        )
 
 
 @pytest.fixture(autouse=True)

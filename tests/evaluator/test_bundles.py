@@ -19,8 +19,16 @@ def jobs(submission, chip):
 
 
 def signed_bundle(jobs, token: str, chip_slug: str = "h200", **result_overrides) -> dict:
-    results = [{"job_id": str(job.id), "result": good_result(job.attempt.operator_id, **result_overrides)} for job in jobs]
-    return {"schema": "kgb.results/1", "chip": chip_slug, "environment": {}, "results": results, "signature": sign_results(results, token)}
+    results = [
+        {"job_id": str(job.id), "result": good_result(job.attempt.operator_id, **result_overrides)} for job in jobs
+    ]
+    return {
+        "schema": "kgb.results/1",
+        "chip": chip_slug,
+        "environment": {},
+        "results": results,
+        "signature": sign_results(results, token),
+    }
 
 
 def test_export_lists_queued_jobs_with_source_sha_and_seed_and_claims_nothing(jobs, capsys):
@@ -106,7 +114,9 @@ def test_runner_failures_without_a_verdict_leave_the_job_queued(jobs, runner_and
 def test_import_after_a_live_runner_recorded_the_job_is_a_duplicate(jobs, runner_and_token):
     runner, token = runner_and_token
     services.claim_job(runner=runner, job_id=jobs[0].id)
-    services.record_result(runner=runner, job_id=jobs[0].id, result=good_result(jobs[0].attempt.operator_id, verdict="incorrect"))
+    services.record_result(
+        runner=runner, job_id=jobs[0].id, result=good_result(jobs[0].attempt.operator_id, verdict="incorrect")
+    )
     summary = services.import_results(bundle=signed_bundle(jobs, token))
     assert (summary.recorded, summary.duplicates) == (2, 1)
     assert Evaluation.objects.get(job=jobs[0]).verdict == "incorrect"

@@ -3,8 +3,19 @@ from django.core.management import call_command
 from evaluator.chips import CHIPS
 from evaluator.models import Chip
 
-EXPECTED_SLUGS = {"h200", "h100", "a100", "mi300x", "ascend-910b", "mtt-s4000", "mtt-s5000", "hygon-bw1000",
-                  "iluvatar-bi-v150", "metax-c550", "cpu"}
+EXPECTED_SLUGS = {
+    "h200",
+    "h100",
+    "a100",
+    "mi300x",
+    "ascend-910b",
+    "mtt-s4000",
+    "mtt-s5000",
+    "hygon-bw1000",
+    "iluvatar-bi-v150",
+    "metax-c550",
+    "cpu",
+}
 
 
 def test_registry_lists_the_required_platforms_with_sources():

@@ -8,7 +8,9 @@ from tests.evaluator.conftest import make_attempts
 from tests.factories import SubmissionFactory
 
 
-def test_jobs_are_recorded_then_sent_by_name_after_commit(submission, chip, sent_tasks, django_capture_on_commit_callbacks):
+def test_jobs_are_recorded_then_sent_by_name_after_commit(
+    submission, chip, sent_tasks, django_capture_on_commit_callbacks
+):
     attempts = make_attempts(submission, 3)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         jobs = services.create_jobs(attempts=attempts, chip=chip, tier="full")
@@ -26,7 +28,9 @@ def test_jobs_are_recorded_then_sent_by_name_after_commit(submission, chip, sent
     assert JobEvent.objects.filter(to_state=JobState.QUEUED).count() == 3
 
 
-def test_nothing_is_sent_when_the_transaction_rolls_back(submission, chip, sent_tasks, django_capture_on_commit_callbacks):
+def test_nothing_is_sent_when_the_transaction_rolls_back(
+    submission, chip, sent_tasks, django_capture_on_commit_callbacks
+):
     attempts = make_attempts(submission, 2)
     with django_capture_on_commit_callbacks(execute=True):
         with pytest.raises(RuntimeError), transaction.atomic():
@@ -88,3 +92,19 @@ def test_inactive_chip_and_unknown_tier_are_refused(submission, chip):
     chip.save()
     with pytest.raises(services.ServiceError, match="not active"):
         services.create_jobs(attempts=attempts, chip=chip, tier="full")
+
+
+def test_a_broker_outage_at_commit_keeps_the_job_and_resend_recovers_it(
+    submission, chip, monkeypatch, sent_tasks, django_capture_on_commit_callbacks
+):
+    def broker_down(*args, **kwargs):
+        raise ConnectionError("broker unreachable")
+
+    monkeypatch.setattr(services.celery_app, "send_task", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        jobs = services.create_jobs(attempts=make_attempts(submission, 1), chip=chip, tier="full")
+    assert EvaluationJob.objects.get(pk=jobs[0].pk).state == JobState.QUEUED
+    monkeypatch.setattr(services.celery_app, "send_task", sent_tasks)
+    assert services.resend_queued_jobs(older_than_s=3600) == 0  # too recent
+    assert services.resend_queued_jobs(older_than_s=0) == 1
+    assert sent_tasks[-1]["args"] == [str(jobs[0].id)] and sent_tasks[-1]["options"]["queue"] == "chip.h200"

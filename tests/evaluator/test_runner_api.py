@@ -102,7 +102,11 @@ def test_claim_returns_the_payload_and_marks_the_job_running(runner, token, job)
     payload = response.json()
     attempt = job.attempt
     assert payload["operator"] == attempt.operator_id
-    assert payload["solution"] == {"file_name": attempt.file_name, "source": attempt.source, "sha256": attempt.source_sha256}
+    assert payload["solution"] == {
+        "file_name": attempt.file_name,
+        "source": attempt.source,
+        "sha256": attempt.source_sha256,
+    }
     assert payload["secret_seed"] is False and isinstance(payload["seed"], int)
     job.refresh_from_db()
     assert (job.state, job.runner, job.deliveries) == (JobState.RUNNING, runner, 1)
@@ -198,7 +202,9 @@ def test_the_submission_completes_when_all_its_jobs_are_final(token, submission,
 
 def test_timing_is_not_recorded_on_a_chip_where_it_means_nothing(cpu_chip, staff):
     _, cpu_token = services.register_runner(chip=cpu_chip, name="laptop", user=staff)
-    job = services.create_jobs(attempts=make_attempts(SubmissionFactory(target_chip=cpu_chip), 1), chip=cpu_chip, tier="smoke")[0]
+    job = services.create_jobs(
+        attempts=make_attempts(SubmissionFactory(target_chip=cpu_chip), 1), chip=cpu_chip, tier="smoke"
+    )[0]
     claim(cpu_token, job)
     assert post_result(cpu_token, job, good_result(job.attempt.operator_id, tier="smoke")).status_code == 201
     evaluation = Evaluation.objects.get(job=job)

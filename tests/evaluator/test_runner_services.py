@@ -31,7 +31,9 @@ def test_rotation_invalidates_the_old_token(runner_and_token, staff):
     assert RunnerAuditEvent.objects.filter(runner=runner, action="rotate_token", user=staff).exists()
 
 
-@pytest.mark.parametrize("token", ["", "kgbr_zz_" + "a" * 40, "kgbr_0000000g_" + "a" * 40, "x" * 500, "kgbr_12345678_short"])
+@pytest.mark.parametrize(
+    "token", ["", "kgbr_zz_" + "a" * 40, "kgbr_0000000g_" + "a" * 40, "x" * 500, "kgbr_12345678_short"]
+)
 def test_malformed_tokens_are_not_looked_up(db, token):
     assert services.parse_token_id(token) is None
     assert services.runner_for_token(token) is None

@@ -42,7 +42,9 @@ def test_upload_imports_a_signed_results_file(client, staff, runner_and_token, s
     response = client.post("/runners/import/", {"results_file": upload}, follow=True)
     assert "1 recorded" in response.content.decode()
     assert Evaluation.objects.get(job=job).runner == runner
-    tampered = dict(bundle, results=[{"job_id": str(job.id), "result": good_result(job.attempt.operator_id, verdict="incorrect")}])
+    tampered = dict(
+        bundle, results=[{"job_id": str(job.id), "result": good_result(job.attempt.operator_id, verdict="incorrect")}]
+    )
     upload = io.BytesIO(json.dumps(tampered).encode())
     upload.name = "results.json"
     response = client.post("/runners/import/", {"results_file": upload}, follow=True)
@@ -62,7 +64,11 @@ def test_admin_register_shows_the_token_once_and_stores_its_hash(client, staff, 
 
 @pytest.mark.parametrize(
     ("action", "state"),
-    [("drain_runners", RunnerState.DRAINING), ("disable_runners", RunnerState.DISABLED), ("activate_runners", RunnerState.ACTIVE)],
+    [
+        ("drain_runners", RunnerState.DRAINING),
+        ("disable_runners", RunnerState.DISABLED),
+        ("activate_runners", RunnerState.ACTIVE),
+    ],
 )
 def test_admin_state_actions(client, staff, runner_and_token, action, state):
     runner, _ = runner_and_token

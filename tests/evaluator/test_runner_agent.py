@@ -1,0 +1,118 @@
+"""The runner agent runs without Django: checked in a fresh interpreter that refuses to import it."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import requests
+
+from evaluator.runner import client as client_module
+from evaluator.runner.agent import parse_args
+from evaluator.runner.client import ApiError, SiteClient, SiteUnreachable
+
+ROOT = Path(__file__).resolve().parents[2]
+
+NO_DJANGO = textwrap.dedent(
+    """
+    import sys
+
+    class RefuseDjango:
+        def find_spec(self, name, path=None, target=None):
+            if name == "django" or name.startswith("django."):
+                raise ImportError("the runner agent imported " + name)
+            return None
+
+    sys.meta_path.insert(0, RefuseDjango())
+    """
+)
+
+
+def write_no_django_sitecustomize(folder: Path) -> dict:
+    """An environment whose interpreters refuse to import Django (for agent subprocesses)."""
+    (folder / "sitecustomize.py").write_text(NO_DJANGO)
+    environment = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    environment["PYTHONPATH"] = os.pathsep.join([str(folder), str(ROOT)])
+    return environment
+
+
+def test_agent_modules_and_worker_app_import_without_django(tmp_path):
+    script = NO_DJANGO + textwrap.dedent(
+        """
+        import evaluator.runner.agent, evaluator.runner.client, evaluator.runner.fake
+        from evaluator.runner import worker
+        config = {"broker_url": "memory://", "broker_transport_options": {}, "queue": "chip.cpu",
+                  "task_name": "kgb.evaluate", "chip": "cpu"}
+        app = worker.build_app({"config": config})
+        assert "kgb.evaluate" in app.tasks
+        assert app.conf.task_acks_late and app.conf.task_reject_on_worker_lost
+        assert app.conf.worker_prefetch_multiplier == 1
+        assert not any(name == "django" or name.startswith("django.") for name in sys.modules)
+        print("ok")
+        """
+    )
+    environment = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+def test_the_token_can_come_from_a_file_or_the_environment(tmp_path, monkeypatch):
+    token_file = tmp_path / "token"
+    token_file.write_text("kgbr_12345678_" + "s" * 43 + "\n")
+    assert parse_args(["--site", "http://x", "--token-file", str(token_file)]).token_file == str(token_file)
+    monkeypatch.setenv("KGB_RUNNER_TOKEN", "kgbr_12345678_" + "e" * 43)
+    args = parse_args(["--site", "http://x"])
+    assert args.token.endswith("e" * 43)
+    assert "KGB_RUNNER_TOKEN" not in os.environ  # not inherited by workers and candidates
+    monkeypatch.delenv("KGB_RUNNER_TOKEN", raising=False)
+    with pytest.raises(SystemExit):
+        parse_args(["--site", "http://x"])
+
+
+class FakeResponse:
+    def __init__(self, status: int, body: dict):
+        self.status_code, self._body, self.text = status, body, str(body)
+
+    def json(self) -> dict:
+        return self._body
+
+
+def test_client_retries_transient_failures_then_succeeds(monkeypatch):
+    answers = [requests.ConnectionError("refused"), FakeResponse(503, {}), FakeResponse(200, {"state": "active"})]
+    sleeps = []
+    monkeypatch.setattr(client_module.time, "sleep", sleeps.append)
+    site = SiteClient("http://site", "kgbr_12345678_" + "x" * 43)
+
+    def request(*args, **kwargs):
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    monkeypatch.setattr(site.session, "request", request)
+    assert site.heartbeat({}) == {"state": "active"}
+    assert sleeps == [1.0, 2.0]  # exponential backoff
+    assert site.session.headers["Authorization"].startswith("Runner kgbr_")
+
+
+def test_client_does_not_retry_a_definite_refusal_and_gives_up_on_a_dead_site(monkeypatch):
+    monkeypatch.setattr(client_module.time, "sleep", lambda seconds: None)
+    site = SiteClient("http://site", "t", max_wait_s=10)
+    monkeypatch.setattr(
+        site.session, "request", lambda *a, **k: FakeResponse(409, {"error": "already_recorded", "detail": "x"})
+    )
+    with pytest.raises(ApiError) as refused:
+        site.claim("job")
+    assert refused.value.code == "already_recorded"
+
+    def dead(*args, **kwargs):
+        raise requests.ConnectionError("down")
+
+    monkeypatch.setattr(site.session, "request", dead)
+    with pytest.raises(SiteUnreachable):
+        site.claim("job")

@@ -381,10 +381,12 @@ def multi_source(*, filters: LeaderboardFilters, viewer=None) -> tuple[list[str]
     return columns, rows
 
 
-def reference_chip(chips: list[Chip]) -> Chip | None:
-    """The chip the MC view measures drops against: the first NVIDIA chip with results (the paper uses NVIDIA)."""
-    nvidia = [c for c in chips if c.family == "nvidia"]
-    return (nvidia or chips or [None])[0]
+def reference_chip(chips: list[Chip], methods_per_chip: dict[str, int]) -> Chip | None:
+    """The chip the MC view measures drops against: the NVIDIA chip with the most methods (the paper uses NVIDIA)."""
+    candidates = [c for c in chips if c.family == "nvidia"] or chips
+    if not candidates:
+        return None
+    return max(candidates, key=lambda c: (methods_per_chip.get(c.slug, 0), c.slug == "h200", c.name))
 
 
 def multi_chip(*, filters: LeaderboardFilters, viewer=None, reference: str = "") -> tuple[list[Chip], Chip | None, list[MethodRow]]:
@@ -392,7 +394,9 @@ def multi_chip(*, filters: LeaderboardFilters, viewer=None, reference: str = "")
     mc_filters = LeaderboardFilters(**{**asdict(filters), "chip": "", "source": OperatorSet.MC.value})
     by_chip = _rows_by(mc_filters, viewer, operator_sets=[OperatorSet.MC.value], column_field="chip__slug")
     chips = sorted(Chip.objects.filter(slug__in=list(by_chip)), key=lambda c: (c.family != "nvidia", c.vendor, c.name))
-    ref = next((c for c in chips if c.slug == reference), None) or reference_chip(chips)
+    ref = next((c for c in chips if c.slug == reference), None) or reference_chip(
+        chips, {slug: len(rows) for slug, rows in by_chip.items()}
+    )
     rows = _method_rows(by_chip)
     for row in rows:
         base = row.cells.get(ref.slug) if ref else None

@@ -177,6 +177,7 @@ def multi_chip(request: HttpRequest) -> HttpResponse:
     return render(request, "leaderboard/multi_chip.html", {
         "form": form if request.GET else LeaderboardFilterForm(), "filters": filters, "chips": chips,
         "reference": reference, "rows": rows, "heatmap": charts.chip_heatmap(chips, rows),
+        "reference_links": [(c, "?" + _querystring(request, reference=c.slug)) for c in chips],
         "reported_columns": reported_columns, "reported_rows": reported_rows,
         "csv_url": "?" + _querystring(request, format="csv"), "json_url": "?" + _querystring(request, format="json"),
     })

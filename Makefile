@@ -20,10 +20,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 
 setup-db: install
 	@mkdir -p var
-	$(RUN_ENV) $(PY) manage.py migrate --noinput
-	$(RUN_ENV) $(PY) manage.py sync_operators
-	$(RUN_ENV) $(PY) manage.py seed_chips
-	$(RUN_ENV) $(PY) manage.py seed_demo
+	$(RUN_ENV) $(PY) manage.py bootstrap --demo
 
 run: setup-db
 	$(RUN_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "kgsite",
     "operators",
     "evaluator",
     "leaderboard",

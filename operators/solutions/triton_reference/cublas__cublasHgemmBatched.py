@@ -1,36 +1,19 @@
 """cublasHgemmBatched in Triton: C_i = alpha*op(A_i)*op(B_i) + beta*C_i for i < batchCount on column-major
 float16 matrices given as lists of tensors (Aarray, Barray, Carray).
 
-One launch covers the whole batch: the wrapper builds int64 tables of the matrices' addresses (metadata) and
-each program reads its problem's addresses from them. Products accumulate in float32 (tl.dot on fp16
-inputs) and are rounded to float16 once, after alpha and beta are applied.
+The matrices of a list are separate tensors, so the wrapper launches the tiled kernel once per problem.
+Products accumulate in float32 (tl.dot on fp16 inputs) and are rounded to float16 once, after alpha and beta.
 """
 
-import os
-
-import torch
 import triton
 import triton.language as tl
 
-_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
-_CONFIGS = [triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, num_warps=4)] if _INTERPRET else [
-    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, num_warps=8, num_stages=3),
-    triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}, num_warps=4, num_stages=4),
-    triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64}, num_warps=4, num_stages=4),
-    triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4),
-]
 
-
-@triton.autotune(configs=_CONFIGS, key=["m", "n", "k", "sam", "sbk", "READ_C"])
 @triton.jit
-def _hgemm_batched_kernel(a_table, b_table, c_table, m, n, k, alpha, beta, sam, sak, sbk, sbn, ldc,
+def _hgemm_kernel(a_ptr, b_ptr, c_ptr, m, n, k, alpha, beta, sam, sak, sbk, sbn, ldc,
                           READ_C: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    batch = tl.program_id(2)
-    a_ptr = tl.load(a_table + batch).to(tl.pointer_type(tl.float16))
-    b_ptr = tl.load(b_table + batch).to(tl.pointer_type(tl.float16))
-    c_ptr = tl.load(c_table + batch).to(tl.pointer_type(tl.float16))
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
@@ -50,22 +33,33 @@ def _hgemm_batched_kernel(a_table, b_table, c_table, m, n, k, alpha, beta, sam, 
     tl.store(c_ptr + c_index, out.to(tl.float16), mask=c_mask)
 
 
-def _address_table(tensors, device):
-    return torch.tensor([t.data_ptr() for t in tensors], dtype=torch.int64, device=device)
+# tile shapes for GPUs; Triton's CPU interpreter gets one small tile instead (no tuning there)
+_hgemm_tuned = triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}, num_warps=8, num_stages=3),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 64}, num_warps=4, num_stages=4),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64}, num_warps=4, num_stages=4),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4),
+    ],
+    key=["m", "n", "k", "sam", "sbk", "READ_C"],
+)(_hgemm_kernel)
 
 
 def cublasHgemmBatched(transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount):
     if batchCount <= 0 or m <= 0 or n <= 0 or ((alpha == 0 or k <= 0) and beta == 1):
         return Carray
-    device = Carray[0].device
     sam, sak = (1, lda) if transa == "N" else (lda, 1)
     sbk, sbn = (1, ldb) if transb == "N" else (ldb, 1)
     k_used = k if alpha != 0 else 0  # alpha == 0: A and B are not read
-    tables = [_address_table(arr[:batchCount], device) for arr in (Aarray, Barray, Carray)]
+    on_cpu = Carray[0].device.type == "cpu"
 
     def grid(meta):
-        return (triton.cdiv(m, meta["BLOCK_M"]), triton.cdiv(n, meta["BLOCK_N"]), batchCount)
+        return (triton.cdiv(m, meta["BLOCK_M"]), triton.cdiv(n, meta["BLOCK_N"]))
 
-    _hgemm_batched_kernel[grid](*tables, m, n, k_used, float(alpha), float(beta), sam, sak, sbk, sbn, ldc,
-                                READ_C=beta != 0)
+    for i in range(batchCount):
+        args = (Aarray[i], Barray[i], Carray[i], m, n, k_used, float(alpha), float(beta), sam, sak, sbk, sbn, ldc)
+        if on_cpu:  # Triton's CPU interpreter: one small tile, no tuning
+            _hgemm_kernel[grid](*args, READ_C=beta != 0, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32)
+        else:
+            _hgemm_tuned[grid](*args, READ_C=beta != 0)
     return Carray

@@ -6,21 +6,10 @@ IEEE float32 precision (no TF32), as cuBLAS's default SGEMM. beta == 0: C is not
 A and B are not read.
 """
 
-import os
-
 import triton
 import triton.language as tl
 
-_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
-_CONFIGS = [triton.Config({"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32}, num_warps=4)] if _INTERPRET else [
-    triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, num_warps=8, num_stages=3),
-    triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4),
-    triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32}, num_warps=4, num_stages=4),
-    triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4),
-]
 
-
-@triton.autotune(configs=_CONFIGS, key=["m", "n", "k", "sam", "sbk", "READ_C"])
 @triton.jit
 def _sgemm_kernel(a_ptr, b_ptr, c_ptr, m, n, k, alpha, beta, sam, sak, sbk, sbn, ldc,
                   READ_C: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
@@ -45,6 +34,18 @@ def _sgemm_kernel(a_ptr, b_ptr, c_ptr, m, n, k, alpha, beta, sam, sak, sbk, sbn,
     tl.store(c_ptr + c_index, out, mask=c_mask)
 
 
+# tile shapes for GPUs; Triton's CPU interpreter gets one small tile instead (no tuning there)
+_sgemm_tuned = triton.autotune(
+    configs=[
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, num_warps=8, num_stages=3),
+        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32}, num_warps=4, num_stages=4),
+        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4),
+    ],
+    key=["m", "n", "k", "sam", "sbk", "READ_C"],
+)(_sgemm_kernel)
+
+
 def cublasSgemm_v2(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
     if m <= 0 or n <= 0 or ((alpha == 0 or k <= 0) and beta == 1):
         return C
@@ -55,6 +56,9 @@ def cublasSgemm_v2(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
     def grid(meta):
         return (triton.cdiv(m, meta["BLOCK_M"]), triton.cdiv(n, meta["BLOCK_N"]))
 
-    _sgemm_kernel[grid](A, B, C, m, n, k_used, float(alpha), float(beta), sam, sak, sbk, sbn, ldc,
-                        READ_C=beta != 0)
+    args = (A, B, C, m, n, k_used, float(alpha), float(beta), sam, sak, sbk, sbn, ldc)
+    if C.device.type == "cpu":  # Triton's CPU interpreter: one small tile, no tuning
+        _sgemm_kernel[grid](*args, READ_C=beta != 0, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32)
+    else:
+        _sgemm_tuned[grid](*args, READ_C=beta != 0)
     return C

@@ -135,7 +135,7 @@ PAGED_V1 = vllm_spec(
             {"num_seqs": 2, "context_len": 20, "num_heads": 4, "head_size": 32, "kv_divisor": 2, "block_size": 8,
              "dtype": "float16"},
             {"num_seqs": 3, "context_len": 9, "num_heads": 2, "head_size": 64, "kv_divisor": 1, "block_size": 16,
-             "dtype": "bfloat16"},
+             "dtype": "float16"},
         ],
         "full": product(num_seqs=[1, 4, 16, 71], context_len=[1, 33, 128, 512, 2048], num_heads=[8, 16],
                         head_size=[64, 80, 128], kv_divisor=[1, 4], block_size=[16, 32],
@@ -180,7 +180,7 @@ PAGED_V2 = vllm_spec(
             {"num_seqs": 2, "context_len": 20, "num_heads": 4, "head_size": 32, "kv_divisor": 2, "block_size": 8,
              "dtype": "float16"},
             {"num_seqs": 2, "context_len": 530, "num_heads": 2, "head_size": 32, "kv_divisor": 1, "block_size": 16,
-             "dtype": "bfloat16"},
+             "dtype": "float16"},
         ],
         "full": [
             {"num_seqs": s, "num_heads": h, "kv_divisor": h // kv, "head_size": d, "block_size": bs,
@@ -259,7 +259,7 @@ MERGE_ATTN_STATES = vllm_spec(
     make_inputs=_merge_inputs,
     cases={
         "smoke": [{"shape": [3, 2, 16], "dtype": "float32", "with_lse": True},
-                  {"shape": [4, 3, 32], "dtype": "bfloat16"}],
+                  {"shape": [4, 3, 32], "dtype": "float16"}],
         "full": product(shape=[(1, 8, 64), (4, 8, 64), (4, 32, 128), (16, 8, 128), (16, 32, 64), (64, 32, 128)],
                         dtype=["float16", "bfloat16", "float32"]),
         "edge": [{"shape": [13, 5, 80], "dtype": "float16", "with_lse": True, "empty_partitions": True}],

@@ -12,7 +12,6 @@ from operators.catalog.vllm13._support import (
     FP8_MAX,
     FP8_MIN_SCALE,
     NORM,
-    VD,
     VD_RTOL,
     bytes_cost,
     close,
@@ -75,7 +74,7 @@ RMS_NORM = vllm_spec(
     cases={
         "smoke": [
             {"shape": [3, 33], "dtype": "float32", "epsilon": 1e-6, "weight_mode": "randn"},
-            {"shape": [4, 64], "dtype": "bfloat16", "epsilon": 1e-5, "weight_mode": "randn"},
+            {"shape": [4, 64], "dtype": "float16", "epsilon": 1e-5, "weight_mode": "randn"},
         ],
         "full": product(shape=UPSTREAM_MN, dtype=FLOATS, epsilon=[1e-6, 1e-5], weight_mode=["ones", "randn"]),
         "edge": [
@@ -163,6 +162,11 @@ FUSED_ADD_RMS_NORM = vllm_spec(
 
 # ---------------------------------------------------------------- rms_norm + dynamic per-token quant
 
+# scales of the fused norm+quant ops are max|y|/qmax of a 16-bit y: one 16-bit ulp of y (up to 2^-7
+# relative for bf16) separates legitimate roundings of y, so they are compared at rtol 1e-2
+FUSED_SCALE_CLOSE = close(1e-8, 1e-2)
+
+
 def _quant_limits(quant_dtype: torch.dtype) -> tuple[float, float, float]:
     if quant_dtype == torch.int8:
         return -128.0, 127.0, torch.finfo(torch.float32).eps
@@ -246,12 +250,12 @@ RMS_NORM_DYNAMIC_PER_TOKEN_QUANT = vllm_spec(
         "vLLM tests/kernels/core/test_fused_quant_layernorm.py formulation: RMSNorm.forward_native (residual "
         "added in fp32, stored back in the input dtype) then ref_dynamic_per_token_quant from "
         "tests/kernels/quant_utils.py (scale = amax/qmax, q = round-half-even(y/scale)). int8 output compared "
-        "within 1 LSB (as upstream and vLLM), scales with VD, updated residual with NORM. FP8 variant assumed: "
-        "e4m3fn, max 448 (edge tier only; the per-token fp8 path divides by the scale)."
+        "within 1 LSB (as upstream and vLLM), scales at rtol 1e-2 (one 16-bit ulp of y), residual with NORM. "
+        "FP8 variant assumed: e4m3fn, max 448 (edge tier only; the per-token fp8 path divides by the scale)."
     ),
     returns=True,
     mutates=("residual",),
-    checkers=(int_within(1), VD, NORM),
+    checkers=(int_within(1), FUSED_SCALE_CLOSE, NORM),
     cost=bytes_cost(lambda c, i: 6.0 * i["input"].numel()),
 )
 
@@ -294,7 +298,7 @@ def _block_quant_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
 
 def _block_quant_compare(out: Any, ref: Any, case: Any, inputs: Any):
     q_check = int_within(1) if inputs["quant_dtype"] == torch.int8 else fp8_within_one_step
-    return per_output(q_check, VD, NORM)(out, ref, case, inputs)
+    return per_output(q_check, FUSED_SCALE_CLOSE, NORM)(out, ref, case, inputs)
 
 
 RMS_NORM_PER_BLOCK_QUANT = vllm_spec(
@@ -333,7 +337,8 @@ RMS_NORM_PER_BLOCK_QUANT = vllm_spec(
         "Formulation of vLLM's own baseline for this kernel (rms_norm_per_block_quant helion/torch baseline in "
         "vLLM: fp32 residual add, rms, cast to input dtype, times weight, per-group amax/qmax with min clamp, "
         "divide, round for int8, clamp). Upstream compares q bit-exactly; we allow 1 LSB (int8) / one e4m3 step "
-        "(fp8, variant e4m3fn max 448) since q is a rounding of a division. Scales: VD."
+        "(fp8, variant e4m3fn max 448) since q is a rounding of a division. Scales: rtol 1e-2 (one 16-bit ulp "
+        "of y)."
     ),
     returns=True,
     mutates=("residual",),
@@ -414,7 +419,7 @@ ROTARY_EMBEDDING = vllm_spec(
         "smoke": [
             {"shape_pair": [5, 32], "num_heads": 2, "head_size": 32, "dtype": "float32", "key_is_none": False,
              "is_neox": True},
-            {"shape_pair": [3, 16], "num_heads": 3, "head_size": 16, "dtype": "bfloat16", "key_is_none": True,
+            {"shape_pair": [3, 16], "num_heads": 3, "head_size": 16, "dtype": "float16", "key_is_none": True,
              "is_neox": False},
         ],
         "full": product(shape_pair=UPSTREAM_MN, num_heads=[1, 4, 16], head_size=[32, 64], dtype=FLOATS,
@@ -492,7 +497,7 @@ FUSED_QK_NORM_ROPE = vllm_spec(
     cases={
         "smoke": [
             {"seq_len": 3, "heads": [2, 1, 1], "head_dim": 64, "dtype": "float16", "is_neox": True},
-            {"seq_len": 2, "heads": [2, 2, 2], "head_dim": 64, "dtype": "bfloat16", "is_neox": False},
+            {"seq_len": 2, "heads": [2, 2, 2], "head_dim": 64, "dtype": "float16", "is_neox": False},
         ],
         "full": product(seq_len=[1, 71, 128, 1024, 5333], heads=[(4, 4, 4), (16, 16, 16), (32, 16, 8)],
                         head_dim=[64, 128], dtype=["float16", "bfloat16"], is_neox=[False, True]),

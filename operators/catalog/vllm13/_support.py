@@ -113,7 +113,8 @@ def exact(out: Any, ref: Any, what: str) -> Comparison:
     same = (o == r) | (torch.isnan(o) & torch.isnan(r)) if o.is_floating_point() else o == r
     if bool(same.all()):
         return Comparison(True, 0.0, 0.0)
-    return Comparison(False, reason=f"{what}: {int((~same).sum())} of {same.numel()} elements differ (exact match required)")
+    bad = int((~same).sum())
+    return Comparison(False, reason=f"{what}: {bad} of {same.numel()} elements differ (exact match required)")
 
 
 def int_within(step: int) -> Checker:

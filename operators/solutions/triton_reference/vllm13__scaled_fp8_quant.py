@@ -98,7 +98,8 @@ def scaled_fp8_quant(input: torch.Tensor, scale: torch.Tensor | None = None, num
     else:
         per_token = False
     if rows:
-        _quant_kernel[(rows,)](input, output.view(torch.uint8), scale, amax, scale_ub if scale_ub is not None else amax, cols,
+        upper = scale_ub if scale_ub is not None else amax
+        _quant_kernel[(rows,)](input, output.view(torch.uint8), scale, amax, upper, cols,
                                input.stride(0), output.stride(0), PER_TOKEN=per_token,
                                HAS_UB=per_token and scale_ub is not None, FP8_MAX=FP8_MAX, BLOCK=block)
     return output, scale

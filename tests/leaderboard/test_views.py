@@ -120,7 +120,6 @@ def test_submission_page_shows_summary_operator_table_and_downloads(client, boar
 
 def test_progress_fragment_polls_while_jobs_are_pending(client, board):
     from evaluator.models import EvaluationJob
-
     from tests.factories import AttemptFactory, EvaluationJobFactory
 
     board.main.status = "evaluating"

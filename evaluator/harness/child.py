@@ -4,7 +4,7 @@ without the parent checking it.
 Life of one child: started by the pool with a scrubbed environment in a private directory;
 drops its network namespace where the OS allows; imports torch and triton and initialises the
 device; reports ready; then serves exactly one candidate (load, several calls, a ghost replay,
-timing) and is killed. Run as `python -m evaluator.harness.child FD DEVICE drop|keep`.
+timing) and is killed. Run as `python -m evaluator.harness.child FD module:BackendClass drop|keep`.
 """
 
 from __future__ import annotations
@@ -235,14 +235,21 @@ def _classify(exc: BaseException) -> str:
     return "compile_error" if "CompilationError" in names else "runtime_error"
 
 
-def serve(conn: Any, device: str) -> None:
+def load_backend(ref: str) -> Any:
+    import importlib
+
+    module_name, _, qualname = ref.partition(":")
+    return getattr(importlib.import_module(module_name), qualname)()
+
+
+def serve(conn: Any, backend: Any) -> None:
     import pickle
 
     import torch
 
-    from evaluator.harness import backends, specs, wire
+    from evaluator.harness import specs, wire
 
-    backend = backends.get_backend(device)
+    device = backend.device_type
 
     def send(obj: dict[str, Any]) -> None:
         conn.send_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
@@ -314,7 +321,7 @@ def serve(conn: Any, device: str) -> None:
 
 
 def main() -> None:
-    fd, device, drop = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "drop"
+    fd, ref, drop = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "drop"
     isolation = isolate_network()
     user = drop_privileges() if drop else f"uid {os.geteuid()}"
     from multiprocessing.connection import Connection
@@ -326,16 +333,14 @@ def main() -> None:
         import torch  # noqa: F401
         import triton  # noqa: F401
 
-        from evaluator.harness import backends
-
-        backend = backends.get_backend(device)
+        backend = load_backend(ref)
         backend.initialise()
         _patch_triton_launches()
     except BaseException as exc:
         conn.send_bytes(pickle.dumps({"type": "broken", "message": f"{type(exc).__name__}: {exc}"}))
         raise
     conn.send_bytes(pickle.dumps({"type": "ready", "isolation": isolation, "user": user, "pid": os.getpid()}))
-    serve(conn, device)
+    serve(conn, backend)
     conn.close()
     os._exit(0)
 

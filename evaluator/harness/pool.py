@@ -49,11 +49,18 @@ def _world_reachable(path: str) -> bool:
     return True
 
 
-def can_drop_privileges() -> bool:
-    """Root can hand the candidate to `nobody` only if nobody can run this Python and read the code."""
+def backend_ref(backend: Backend) -> str:
+    """How the child finds the same backend class: `module:QualName` (fakes in tests work too)."""
+    cls = type(backend)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def can_drop_privileges(backend: Backend) -> bool:
+    """Root can hand the candidate to `nobody` only if nobody can run this Python and read the
+    code, and tensors are not shared by device IPC (its shared-memory files are root's, mode 0600)."""
     import torch
 
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 or backend.share_tensors_by_ipc():
         return False
     return all(_world_reachable(p) for p in (sys.executable, os.path.dirname(torch.__file__), REPO_ROOT))
 
@@ -71,11 +78,11 @@ def child_environment(backend: Backend, workdir: str) -> dict[str, str]:
     env = {k: os.environ[k] for k in (*ENV_ALLOWLIST, *backend.env_allowlist, *TRITON_ENV_KEEP) if k in os.environ}
     env.update({
         "HOME": workdir, "TMPDIR": workdir, "TRITON_CACHE_DIR": os.path.join(workdir, "triton-cache"),
-        "TRITON_DUMP_DIR": os.path.join(workdir, "triton-dump"), "CUDA_CACHE_PATH": os.path.join(workdir, "cuda-cache"),
+        "TRITON_DUMP_DIR": os.path.join(workdir, "triton-dump"),
         "PYTHONPATH": REPO_ROOT, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
         "PYTHONUNBUFFERED": "1", "TORCHINDUCTOR_CACHE_DIR": os.path.join(workdir, "inductor"),
     })
-    env.update(backend.child_env())
+    env.update(backend.child_env(workdir))
     return env
 
 
@@ -93,7 +100,7 @@ class Child:
         parent_sock, child_sock = socket.socketpair()
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "evaluator.harness.child", str(child_sock.fileno()), backend.device_type,
+            [sys.executable, "-m", "evaluator.harness.child", str(child_sock.fileno()), backend_ref(backend),
              "drop" if drop else "keep"],
             cwd=self.workdir, env=child_environment(backend, self.workdir), stdin=subprocess.DEVNULL,
             stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(child_sock.fileno(),), start_new_session=True,
@@ -188,7 +195,7 @@ class WarmPool:
         self.lock = threading.Lock()
         self.idle: list[Child] = []
         self.closed = False
-        self.drop_privileges = can_drop_privileges()
+        self.drop_privileges = can_drop_privileges(backend)
         self.refill()
 
     def refill(self) -> None:

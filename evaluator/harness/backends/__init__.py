@@ -47,8 +47,8 @@ class Backend:
 
         return getattr(torch, self.device_type)
 
-    def child_env(self) -> dict[str, str]:
-        """Extra environment for the candidate process on this device."""
+    def child_env(self, workdir: str) -> dict[str, str]:
+        """Extra environment for the candidate process on this device (caches under `workdir`)."""
         return {}
 
     def initialise(self) -> None:
@@ -87,6 +87,12 @@ class Backend:
 
     def graph_context(self, graph: Any) -> Any:
         raise NotImplementedError
+
+    graph_method: str = "graph"
+    flush_min_bytes: int = 256 << 20  # the L2 flush writes at least this much (as do_bench's 256 MB)  # the result's timing.method name for graph-replay timing
+
+    def spin(self) -> None:
+        """Keep the device busy for ~100 µs so the host can enqueue a timed call before it starts."""
 
     def reset_persisting_l2(self) -> None:
         """Drop lines pinned by an access-policy window, so a kernel cannot survive the flush."""

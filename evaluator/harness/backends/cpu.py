@@ -17,7 +17,7 @@ class CpuBackend(Backend):
     def available(self) -> bool:
         return True
 
-    def child_env(self) -> dict[str, str]:
+    def child_env(self, workdir: str) -> dict[str, str]:
         return {"TRITON_INTERPRET": "1"}
 
     def initialise(self) -> None:

@@ -45,6 +45,11 @@ class CudaBackend(Backend):
                          "torch.cuda.device", "torch._C._cuda_getDeviceCount", "torch.cuda.get_device_properties",
                          "torch.cuda.current_stream")
 
+    def child_env(self, workdir: str) -> dict[str, str]:
+        import os
+
+        return {"CUDA_CACHE_PATH": os.path.join(workdir, "nv-cache")}
+
     def available(self) -> bool:
         import torch
 
@@ -80,15 +85,14 @@ class CudaBackend(Backend):
 
         return torch.cuda.graph(graph)
 
-    def side_stream(self):
+    graph_method = "cuda_graph"
+
+    def spin(self) -> None:
         import torch
 
-        return torch.cuda.Stream()
-
-    def stream_context(self, stream):
-        import torch
-
-        return torch.cuda.stream(stream)
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        clock_khz = getattr(props, "clock_rate", 0) or 1_980_000
+        torch.cuda._sleep(int(clock_khz * 0.1))  # 100 µs of cycles
 
     def reset_persisting_l2(self) -> None:
         lib = _cudart()

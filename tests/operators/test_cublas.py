@@ -10,7 +10,7 @@ import torch
 
 from operators import registry
 from operators.catalog.cublas import _blas as B
-from operators.catalog.cublas import level1, level2, level3
+from operators.catalog.cublas import _vendor, level1, level2, level3
 from operators.spec import Rng
 
 UPSTREAM_NAMES = (
@@ -385,3 +385,28 @@ def test_triangular_solves_are_judged_by_backward_error():
     wrong[0] += 1e-3
     assert not spec.compare(wrong, ref, case, pristine).passed
     assert not spec.compare(pristine["x"], ref, case, pristine).passed
+
+
+# ---------------------------------------------------------------------------- vendor baseline (no GPU here)
+
+
+def test_vendor_bindings_cover_every_routine_argument_by_argument():
+    for spec in SPECS:
+        params = spec.signature.removeprefix(f"def {spec.name}(").removesuffix("):").split(", ")
+        kinds = _vendor.ROUTINES[spec.name]
+        assert len(kinds) == len(params), spec.name
+        for param, kind in zip(params, kinds, strict=True):
+            if param in ("alpha", "beta"):
+                assert kind.startswith("s"), (spec.name, param)
+            if param.endswith("array"):
+                assert kind == "a", (spec.name, param)
+            if param in ("trans", "transa", "transb"):
+                assert kind == "op", (spec.name, param)
+        precision = spec.name[len("cublas")]
+        assert all(k == "s" + precision for k in kinds if k.startswith("s") and k != "side"), spec.name
+
+
+def test_vendor_baseline_is_absent_off_cuda():
+    for spec in SPECS:
+        assert spec.vendor_baseline("cpu") is None
+    assert isinstance(_vendor.library_candidates(hip=False), list)

@@ -139,6 +139,7 @@ class Attempt:
         if not secret_seed:
             self.result["seed"] = self.base_seed
         self.device = backend.device_type
+        self.profile = {"acquire_s": 0.0, "load_s": 0.0, "candidate_calls_s": 0.0, "timed_s": 0.0}
         self.child: Child | None = None
         self.deadline = 0.0
 
@@ -184,6 +185,7 @@ class Attempt:
             return self._run()
         finally:
             self.result["duration_s"] = round(time.monotonic() - started, 3)
+            self.result["profile"] = {k: round(v, 4) for k, v in self.profile.items()}
 
     def _run(self) -> dict[str, Any]:
         cases = list(self.spec.tier(self.tier))
@@ -200,7 +202,9 @@ class Attempt:
                 self.finding("static", f"line {item.line}: {item.detail}")
             return self.finish("cheat_detected", f"static policy: line {static[0].line}: {static[0].detail}")
 
+        acquire_started = time.monotonic()
         self.child = self.pool.acquire()
+        self.profile["acquire_s"] = time.monotonic() - acquire_started
         self.result["environment"]["isolation"] = {"network": self.child.ready_info.get("isolation"),
                                                    "user": self.child.ready_info.get("user"),
                                                    "process_group": True, "private_tmp": True, "env_scrubbed": True}
@@ -225,7 +229,9 @@ class Attempt:
         assert self.child is not None
         self.child.send({"type": "load", "locator": list(self.locator), "source": self.source,
                          "file_name": self.file_name})
+        load_started = time.monotonic()
         loaded = self.child.receive(self.deadline)
+        self.profile["load_s"] = time.monotonic() - load_started
         if loaded.get("type") == "error":
             return self.finish("compile_error", f"loading the solution failed: {loaded.get('message')}")
         if loaded.get("type") == "missing":
@@ -290,6 +296,9 @@ class Attempt:
         out = wire.decode_value(reply.get("output"), self.device)
         after = self.inputs_after(reply, sent)
         calls, launches, trace = reply.get("calls"), reply.get("launches"), reply.get("trace")
+        elapsed = reply.get("elapsed_s")
+        if type(elapsed) is float and 0 <= elapsed < 1e6:
+            self.profile["candidate_calls_s"] += elapsed
         if not (type(calls) is int and type(launches) is int and type(trace) is list):
             return self.finish("runtime_error", "the candidate process answered out of protocol")
 

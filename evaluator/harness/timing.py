@@ -335,6 +335,9 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]]) -> dict[str, Any] | 
             attempt.finding("launch", f"case {index}: no Triton kernel was launched during the timed calls")
         cand = summarize(samples)
         method = str(reply.get("method"))
+        warm_s = reply.get("warm_s")
+        attempt.profile["timed_s"] += sum(samples) / 1e6 * (n_sets if method != "events" else 1) + (
+            warm_s if type(warm_s) is float and 0 <= warm_s < 1e6 else 0.0)
 
         base_sets = [clone_exact(s) for s in sets]
         pairs = restore_pairs_for(spec, base_sets)

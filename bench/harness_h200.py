@@ -1,0 +1,119 @@
+"""One device call's worth of harness checks on a real GPU (what docs/benchmarks/harness.md reports):
+the CLI over correct and hostile solutions, then the overhead, stability and accuracy benchmarks.
+Every step is isolated (its own timeout, its failure recorded) and writes under --out.
+
+    PYTHONPATH=. python3 bench/harness_h200.py --out $OUT [--skip overhead,stability,accuracy]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ADVERSARIAL = ["torch_fallback", "return_input", "stale_empty", "cache_across_calls", "write_inputs",
+               "python_math_ghost", "python_math_no_launch", "nan_output", "partial_output", "precision_downgrade",
+               "os_exit", "segfault", "infinite_loop", "lazy_subclass", "gc_reference", "monkeypatch_torch"]
+CUDA_ONLY = ["side_stream", "phase_counting"]
+
+
+def run(cmd: list[str], log: Path, timeout: int) -> tuple[int, str]:
+    started = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        code, out, err = 124, exc.stdout or "", (exc.stderr or "") + "\nTIMEOUT"
+        out = out.decode() if isinstance(out, bytes) else out
+        err = err.decode() if isinstance(err, bytes) else err
+    with log.open("a") as handle:
+        handle.write(f"$ {' '.join(cmd)}  (rc={code}, {time.monotonic() - started:.1f} s)\n{out}\n{err[-4000:]}\n")
+    return code, out
+
+
+def hostile_via_api(out_dir: Path) -> list[dict]:
+    """Every hostile file through the Python API (one warm pool) on the benchmark's add spec (plain
+    same-shape tensors, so an exploit fails for its trick and not for a missing broadcast); the
+    timing-only exploits on the perf tier; with and without the static layer."""
+    from bench.harness_specs import ADD_BENCH
+    from evaluator.harness import Harness
+
+    rows = []
+    for static in (True, False):
+        with Harness(pool_size=2, static_policy=static) as harness:
+            for name in ADVERSARIAL + CUDA_ONLY:
+                folder = "adversarial_cuda" if name in CUDA_ONLY else "adversarial"
+                source = Path(f"tests/harness/{folder}/{name}.py").read_text()
+                tier = "perf" if name in CUDA_ONLY or name in ("python_math_ghost",) else "full"
+                result = harness.evaluate(ADD_BENCH, source, tier=tier, timeout_s=20 if name == "infinite_loop" else 240)
+                rows.append({"file": name, "static_layer": static, "tier": tier, "verdict": result["verdict"],
+                             "reason": result["reason"][:240], "layers": sorted({f["layer"] for f in result["findings"]}),
+                             "duration_s": result["duration_s"]})
+                print(f"{name:24s} static={static!s:5s} {result['verdict']:15s} {rows[-1]['layers']} "
+                      f"{result['reason'][:100]}", flush=True)
+    (out_dir / "hostile.json").write_text(json.dumps(rows, indent=1))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--skip", default="")
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = out / "log.txt"
+    skip = set(filter(None, args.skip.split(",")))
+    py = sys.executable
+    env_info = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,"
+                               "temperature.gpu,power.draw", "--format=csv"], capture_output=True, text=True)
+    (out / "gpu.txt").write_text(env_info.stdout + env_info.stderr + f"\nncu: {subprocess.run(['which', 'ncu'], capture_output=True, text=True).stdout}")
+    steps = []
+    if "cli" not in skip:
+        ref = "operators/solutions/triton_reference/aten__add.py"
+        cli = []
+        for label, cmd in [
+            ("correct_full", [py, "-m", "evaluator", "check", "--operator", "aten::add", "--solution", ref,
+                              "--tier", "full"]),
+            ("correct_perf", [py, "-m", "evaluator", "check", "--operator", "aten::add", "--solution", ref,
+                              "--tier", "perf"]),
+            ("hostile_fallback", [py, "-m", "evaluator", "check", "--operator", "aten::add", "--solution",
+                                  "tests/harness/adversarial/torch_fallback.py"]),
+            ("hostile_segfault_static", [py, "-m", "evaluator", "check", "--operator", "aten::add", "--solution",
+                                         "tests/harness/adversarial/segfault.py"]),
+        ]:
+            code, stdout = run(cmd, log, 300)
+            try:
+                result = json.loads(stdout)
+                cli.append({"label": label, "rc": code, "verdict": result["verdict"], "reason": result["reason"][:300],
+                            "timing": result["timing"], "sol_pct": result["sol_pct"],
+                            "duration_s": result["duration_s"], "environment": result["environment"],
+                            "profile": result.get("profile")})
+            except ValueError:
+                cli.append({"label": label, "rc": code, "verdict": None})
+            print(label, cli[-1].get("verdict"), cli[-1].get("timing"), flush=True)
+        (out / "cli.json").write_text(json.dumps(cli, indent=1))
+        steps.append("cli")
+    if "hostile" not in skip:
+        try:
+            hostile_via_api(out)
+        except Exception as exc:
+            print("hostile step failed:", repr(exc), flush=True)
+    for name, cmd, limit in [
+        ("overhead", [py, "bench/harness_overhead.py", "--out", str(out / "overhead.json")], 200),
+        ("stability", [py, "bench/harness_stability.py", "--out", str(out / "stability.json")], 300),
+        ("accuracy", [py, "bench/harness_accuracy.py", "--ncu", "--out", str(out / "accuracy.json")], 300),
+    ]:
+        if name in skip:
+            continue
+        code, stdout = run(cmd, log, limit)
+        print(f"== {name} rc={code}\n{stdout[-3000:]}", flush=True)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    main()

@@ -37,14 +37,14 @@ def _paged_decode(out: torch.Tensor, query: torch.Tensor, key_cache: torch.Tenso
     k = k.reshape(seqs, max_len, num_kv_heads, head_size).float()
     v = v.float()
     group = heads // num_kv_heads
-    k = k.repeat_interleave(group, dim=2)  # [S, L, H, D]
-    v = v.repeat_interleave(group, dim=2)
-    logits = torch.einsum("shd,slhd->shl", query.float(), k) * scale
+    # query head h reads kv head h // group: view the query heads as [S, Hkv, group, D]
+    q = query.float().reshape(seqs, num_kv_heads, group, head_size)
+    logits = torch.einsum("skgd,slkd->skgl", q, k).reshape(seqs, heads, max_len) * scale
     if alibi_slopes is not None:
         logits = logits + alibi_slopes.float()[None, :, None] * (pos[None, None, :] - lens[:, None, None] + 1)
     logits = logits.masked_fill(pos[None, None, :] >= lens[:, None, None], float("-inf"))
-    probs = torch.softmax(logits, dim=-1)
-    out.copy_(torch.einsum("shl,slhd->shd", probs, v).to(out.dtype))
+    probs = torch.softmax(logits, dim=-1).reshape(seqs, num_kv_heads, group, max_len)
+    out.copy_(torch.einsum("skgl,slkd->skgd", probs, v).reshape(seqs, heads, head_size).to(out.dtype))
 
 
 def paged_attention_v1(out: torch.Tensor, query: torch.Tensor, key_cache: torch.Tensor, value_cache: torch.Tensor,

@@ -423,7 +423,7 @@ CONVERT_VERTICAL_SLASH_INDEXES = vllm_spec(
     },
     fidelity=(
         "Re-implementation of the row walk of vLLM csrc/attention/vertical_slash_index.cu "
-        "(convert_vertical_slash_indexes_kernel, causal path) in Python, checked by hand on small patterns. "
+        "(convert_vertical_slash_indexes_kernel, causal path) in Python; not run against the CUDA kernel. "
         "Upstream's 13 configs use random unsorted indexes (which can make vLLM write past a row); we use "
         "MInference's sorted convention and pad the slash list so outputs fit. Exact comparison."
     ),

@@ -244,16 +244,19 @@ def _strided_inputs(dtype: str) -> Callable[[dict, Rng], Inputs]:
         stride_a = case.get("strideA", lda * n)
         stride_x, stride_y = case.get("stridex", len_x), case.get("stridey", len_y)
 
-        def flat(stride: int, span: int, nan: bool = False) -> torch.Tensor:
-            t = B.randn(rng, max(stride * (batch - 1) + span, 1), dtype)
+        def vectors(stride: int, length: int, nan: bool = False) -> torch.Tensor:
+            # upstream's (batch, length) tensor when packed, else a flat buffer
+            shape = (batch, length) if stride == length and batch > 0 and length > 0 else \
+                (max(stride * (batch - 1) + length, 1),)
+            t = rng.randn(shape, dtype)
             return B.nan_fill(t) if nan else t
 
         return {
             **_scalars(case, "trans", "m", "n", "alpha", "beta", "batchCount"),
             "lda": lda, "strideA": stride_a, "incx": 1, "stridex": stride_x, "incy": 1, "stridey": stride_y,
-            "A": flat(stride_a, lda * n, case.get("nan_A", False)),
-            "x": flat(stride_x, len_x, case.get("nan_A", False)),
-            "y": flat(stride_y, len_y, case.get("nan_y", False)),
+            "A": B.strided_batch_buffer(rng, batch, m, n, lda, stride_a, dtype, nan=case.get("nan_A", False)),
+            "x": vectors(stride_x, len_x, case.get("nan_A", False)),
+            "y": vectors(stride_y, len_y, case.get("nan_y", False)),
         }
 
     return make

@@ -91,6 +91,8 @@ def runner_config(runner: Runner) -> dict:
             "data_folder_out": folder,
             "processed_folder": str(settings.CELERY_BROKER_DIR / "processed"),
             "store_processed": False,
+            # the transport polls its folder; its default of 1 s would add up to a second per job
+            "polling_interval": 0.1,
         }
     return config
 

@@ -70,19 +70,32 @@ def fill(evaluations_wanted: int) -> dict:
     rng = random.Random(8)
     chips = list(Chip.objects.filter(slug__in=["h200", "a100", "mi300x", "ascend-910b", "iluvatar-bi-v150", "cpu"]))
     operators = list(Operator.objects.values_list("id", "source"))
-    models = [LLMModel.objects.create(provider="Bench", name=f"model-{i}", version="1", price_input_per_mtok=1 + i,
-                                      price_output_per_mtok=5 + i) for i in range(10)]
-    scaffolds = [Scaffold.objects.create(name=f"scaffold-{i}", kind="agent" if i % 2 else "pass_at_k") for i in range(8)]
+    models = [
+        LLMModel.objects.create(
+            provider="Bench", name=f"model-{i}", version="1", price_input_per_mtok=1 + i, price_output_per_mtok=5 + i
+        )
+        for i in range(10)
+    ]
+    scaffolds = [
+        Scaffold.objects.create(name=f"scaffold-{i}", kind="agent" if i % 2 else "pass_at_k") for i in range(8)
+    ]
     per_llm, per_agent = len(operators) * 5 * 2, len(operators) * 2  # evaluations per submission
     pairs = max(1, evaluations_wanted // (per_llm + per_agent))
     submissions = []
     for i in range(2 * pairs):
         llm = i % 2 == 0
-        submissions.append(Submission(
-            name=f"bench {i}", model=models[i % len(models)], scaffold=scaffolds[i % len(scaffolds)],
-            track="llm" if llm else "agent", target_chip=chips[i % len(chips)], status="complete", is_public=True,
-            metadata={"samples": 5 if llm else 1},
-        ))
+        submissions.append(
+            Submission(
+                name=f"bench {i}",
+                model=models[i % len(models)],
+                scaffold=scaffolds[i % len(scaffolds)],
+                track="llm" if llm else "agent",
+                target_chip=chips[i % len(chips)],
+                status="complete",
+                is_public=True,
+                metadata={"samples": 5 if llm else 1},
+            )
+        )
     Submission.objects.bulk_create(submissions, batch_size=1000)
     now = datetime.now(UTC)
 
@@ -106,9 +119,24 @@ def fill(evaluations_wanted: int) -> dict:
             "prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, turns, wall_time_s, transcript) FROM STDIN"
         ) as copy:
             for attempt_id, submission, op_id, sample, _ in walk():
-                copy.write_row((attempt_id, submission.pk, op_id, sample, f"{op_id.replace('::', '__')}.py",
-                                "import triton\n", "0" * 64, rng.randint(1_000, 900_000), rng.randint(100, 50_000),
-                                0, 0, None, rng.uniform(10, 900), ""))
+                copy.write_row(
+                    (
+                        attempt_id,
+                        submission.pk,
+                        op_id,
+                        sample,
+                        f"{op_id.replace('::', '__')}.py",
+                        "import triton\n",
+                        "0" * 64,
+                        rng.randint(1_000, 900_000),
+                        rng.randint(100, 50_000),
+                        0,
+                        0,
+                        None,
+                        rng.uniform(10, 900),
+                        "",
+                    )
+                )
                 counts["attempts"] += 1
         with raw.cursor().copy(
             "COPY evaluator_evaluationjob (id, attempt_id, chip_id, tier, state, runner_id, secret_seed, timeout_s, "
@@ -116,8 +144,23 @@ def fill(evaluations_wanted: int) -> dict:
         ) as copy:
             for attempt_id, submission, _op, _sample, evaluations in walk():
                 for evaluation_id, tier in evaluations:
-                    copy.write_row((uuid.UUID(int=evaluation_id), attempt_id, submission.target_chip_id, tier, "done",
-                                    None, None, 600, 1, now, now, now, ""))
+                    copy.write_row(
+                        (
+                            uuid.UUID(int=evaluation_id),
+                            attempt_id,
+                            submission.target_chip_id,
+                            tier,
+                            "done",
+                            None,
+                            None,
+                            600,
+                            1,
+                            now,
+                            now,
+                            now,
+                            "",
+                        )
+                    )
         with raw.cursor().copy(
             "COPY evaluator_evaluation (id, job_id, attempt_id, chip_id, runner_id, tier, held_out, verdict, reason, cases, "
             "cases_total, cases_passed, timing, speedup, sol_pct, findings, environment, harness_version, result_schema, "
@@ -126,11 +169,36 @@ def fill(evaluations_wanted: int) -> dict:
             for attempt_id, submission, _op, _sample, evaluations in walk():
                 for evaluation_id, tier in evaluations:
                     correct = rng.random() < skills[submission.pk]
-                    verdict = "correct" if correct else rng.choice(["incorrect", "compile_error", "runtime_error", "timeout"])
+                    verdict = (
+                        "correct" if correct else rng.choice(["incorrect", "compile_error", "runtime_error", "timeout"])
+                    )
                     speedup = round(rng.lognormvariate(-0.1, 0.5), 3) if correct else None
-                    copy.write_row((evaluation_id, uuid.UUID(int=evaluation_id), attempt_id, submission.target_chip_id,
-                                    None, tier, False, verdict, "", "[]", 4, 4 if correct else 0, None, speedup,
-                                    rng.uniform(5, 80) if speedup else None, "[]", "{}", "bench", "", 1.0, "", now))
+                    copy.write_row(
+                        (
+                            evaluation_id,
+                            uuid.UUID(int=evaluation_id),
+                            attempt_id,
+                            submission.target_chip_id,
+                            None,
+                            tier,
+                            False,
+                            verdict,
+                            "",
+                            "[]",
+                            4,
+                            4 if correct else 0,
+                            None,
+                            speedup,
+                            rng.uniform(5, 80) if speedup else None,
+                            "[]",
+                            "{}",
+                            "bench",
+                            "",
+                            1.0,
+                            "",
+                            now,
+                        )
+                    )
                     counts["evaluations"] += 1
         for table in ("leaderboard_attempt", "evaluator_evaluation"):
             cursor.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
@@ -181,15 +249,22 @@ def time_upload() -> tuple[float, int]:
 
     operators = list(Operator.objects.values_list("id", flat=True)[:210])
     buffer = io.BytesIO()
-    kernel = "import torch\nimport triton\nimport triton.language as tl\n\n" + "\n".join(f"# line {i}" for i in range(200))
+    kernel = "import torch\nimport triton\nimport triton.language as tl\n\n" + "\n".join(
+        f"# line {i}" for i in range(200)
+    )
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for op_id in operators:
             archive.writestr(op_id.replace("::", "__") + ".py", kernel)
-    metadata = json.dumps({
-        "name": "bench upload", "model": {"provider": "Bench", "name": "model-0", "version": "1"},
-        "scaffold": {"name": "scaffold-1", "kind": "agent"}, "track": "agent", "target_chip": "h200",
-        "operators": {op_id: {"prompt_tokens": 1000, "completion_tokens": 100} for op_id in operators},
-    }).encode()
+    metadata = json.dumps(
+        {
+            "name": "bench upload",
+            "model": {"provider": "Bench", "name": "model-0", "version": "1"},
+            "scaffold": {"name": "scaffold-1", "kind": "agent"},
+            "track": "agent",
+            "target_chip": "h200",
+            "operators": {op_id: {"prompt_tokens": 1000, "completion_tokens": 100} for op_id in operators},
+        }
+    ).encode()
     user = get_user_model().objects.create(username=f"bench-{uuid.uuid4().hex[:6]}")
     start = time.perf_counter()
     submission = create_submission(uploader=user, archive_bytes=buffer.getvalue(), metadata_bytes=metadata)
@@ -232,20 +307,28 @@ def main() -> int:
         upload_s, upload_files = time_upload()
         print(f"# Leaderboard benchmark, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC\n")
         print(f"- command: `{' '.join([Path(sys.executable).name, *sys.argv])}`")
-        print(f"- machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.platform()}, load average "
-              f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} (at the end)")
+        print(
+            f"- machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.platform()}, load average "
+            f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} (at the end)"
+        )
         with connection.cursor() as cursor:
             cursor.execute("SELECT version()")
             print(f"- database: {cursor.fetchone()[0].split(' on ')[0]}")
-        print(f"- data: {sizes['submissions']:,} submissions, {sizes['attempts']:,} attempts, "
-              f"{sizes['evaluations']:,} evaluations, {entries:,} leaderboard entries")
-        print(f"- setup {setup_s:.0f} s, COPY fill {fill_s:.0f} s, summary rebuild {rebuild_s:.0f} s "
-              f"({rebuild_s / max(1, sizes['submissions']) * 1000:.0f} ms per submission of "
-              f"{sizes['evaluations'] // max(1, sizes['submissions']):,} evaluations)\n")
+        print(
+            f"- data: {sizes['submissions']:,} submissions, {sizes['attempts']:,} attempts, "
+            f"{sizes['evaluations']:,} evaluations, {entries:,} leaderboard entries"
+        )
+        print(
+            f"- setup {setup_s:.0f} s, COPY fill {fill_s:.0f} s, summary rebuild {rebuild_s:.0f} s "
+            f"({rebuild_s / max(1, sizes['submissions']) * 1000:.0f} ms per submission of "
+            f"{sizes['evaluations'] // max(1, sizes['submissions']):,} evaluations)\n"
+        )
         print("| view | p50 (ms) | p95 (ms) |\n|---|---:|---:|")
         for url, p50, p95 in views:
             print(f"| `{url}` | {p50:.1f} | {p95:.1f} |")
-        print(f"\n210-file submission validated, stored and enqueued: {upload_s * 1000:.0f} ms ({upload_files} attempts)")
+        print(
+            f"\n210-file submission validated, stored and enqueued: {upload_s * 1000:.0f} ms ({upload_files} attempts)"
+        )
     finally:
         if args.keep:
             print(f"kept database {name}")

@@ -61,7 +61,16 @@ class ReportedImportForm(forms.Form):
 
 @admin.register(ReportedResult)
 class ReportedResultAdmin(admin.ModelAdmin):
-    list_display = ("method", "model_name", "chip_label", "operator_set", "accuracy_pct", "speedup", "table", "source_name")
+    list_display = (
+        "method",
+        "model_name",
+        "chip_label",
+        "operator_set",
+        "accuracy_pct",
+        "speedup",
+        "table",
+        "source_name",
+    )
     list_filter = ("table", "chip_label", "operator_set", "source_name")
     search_fields = ("method", "model_name")
     change_list_template = "admin/leaderboard/reportedresult/change_list.html"
@@ -80,17 +89,27 @@ class ReportedResultAdmin(admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 report = import_reported(
-                    results_csv=form.cleaned_data["results_csv"].read().decode("utf-8") if form.cleaned_data["results_csv"] else None,
-                    cost_csv=form.cleaned_data["cost_csv"].read().decode("utf-8") if form.cleaned_data["cost_csv"] else None,
+                    results_csv=form.cleaned_data["results_csv"].read().decode("utf-8")
+                    if form.cleaned_data["results_csv"]
+                    else None,
+                    cost_csv=form.cleaned_data["cost_csv"].read().decode("utf-8")
+                    if form.cleaned_data["cost_csv"]
+                    else None,
                     user=request.user,
                 )
             except (KeyError, ValueError, UnicodeDecodeError) as exc:
-                messages.error(request, f"Import failed, nothing stored: {exc!r} (expected the columns of shared/data's CSVs)")
+                messages.error(
+                    request, f"Import failed, nothing stored: {exc!r} (expected the columns of shared/data's CSVs)"
+                )
             else:
                 messages.success(request, f"Reported results: {report.created} created, {report.updated} updated.")
                 return redirect("admin:leaderboard_reportedresult_changelist")
-        context = {**self.admin_site.each_context(request), "form": form, "title": "Import published results",
-                   "opts": self.model._meta}
+        context = {
+            **self.admin_site.each_context(request),
+            "form": form,
+            "title": "Import published results",
+            "opts": self.model._meta,
+        }
         return render(request, "admin/leaderboard/reportedresult/import.html", context)
 
 

@@ -31,16 +31,26 @@ from leaderboard.upload import UploadInvalid
 class LeaderboardApi(APIView):
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(parameters=[LeaderboardQuerySerializer], responses=LeaderboardResponseSerializer,
-                   summary="Leaderboard rows (one per submission and chip), filtered and sorted like the web page")
+    @extend_schema(
+        parameters=[LeaderboardQuerySerializer],
+        responses=LeaderboardResponseSerializer,
+        summary="Leaderboard rows (one per submission and chip), filtered and sorted like the web page",
+    )
     def get(self, request: Request) -> Response:
         query = LeaderboardQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data
         sort = data["sort"]
         filters = selectors.LeaderboardFilters(
-            source=data["source"], chip=data["chip"], model=data["model"], scaffold=data["scaffold"], track=data["track"],
-            demo=data["demo"], preliminary=data["preliminary"], held_out=data["held_out"], q=data["q"].strip(),
+            source=data["source"],
+            chip=data["chip"],
+            model=data["model"],
+            scaffold=data["scaffold"],
+            track=data["track"],
+            demo=data["demo"],
+            preliminary=data["preliminary"],
+            held_out=data["held_out"],
+            q=data["q"].strip(),
             sort=sort.lstrip("-") if sort.lstrip("-") in selectors.SORT_KEYS else "accuracy_pct",
             desc=sort.startswith("-") or sort.lstrip("-") not in selectors.SORT_KEYS,
         )
@@ -53,7 +63,9 @@ class LeaderboardApi(APIView):
 
 def _visible(request: Request, submission: Submission) -> Submission:
     user = request.user
-    if not submission.is_public and not (user.is_authenticated and (user.is_staff or submission.uploader_id == user.pk)):
+    if not submission.is_public and not (
+        user.is_authenticated and (user.is_staff or submission.uploader_id == user.pk)
+    ):
         raise NotFound("No such submission.")
     return submission
 
@@ -65,9 +77,11 @@ class SubmissionListCreateApi(generics.ListAPIView):
     filterset_fields = ["track", "status", "is_demo"]
 
     def get_queryset(self):
-        queryset = selectors.submissions_visible_to(self.request.user).select_related(
-            "model", "scaffold", "target_chip", "uploader"
-        ).annotate(attempt_count=Count("attempts"))
+        queryset = (
+            selectors.submissions_visible_to(self.request.user)
+            .select_related("model", "scaffold", "target_chip", "uploader")
+            .annotate(attempt_count=Count("attempts"))
+        )
         if self.request.query_params.get("mine") in ("1", "true") and self.request.user.is_authenticated:
             queryset = queryset.filter(uploader=self.request.user)
         return queryset.order_by("-created_at")
@@ -79,7 +93,11 @@ class SubmissionListCreateApi(generics.ListAPIView):
 
     @extend_schema(
         request={"multipart/form-data": SubmissionUploadSerializer},
-        responses={201: SubmissionSerializer, 400: UploadErrorResponseSerializer, 401: OpenApiResponse(description="not logged in")},
+        responses={
+            201: SubmissionSerializer,
+            400: UploadErrorResponseSerializer,
+            401: OpenApiResponse(description="not logged in"),
+        },
         summary="Upload a submission (zip + metadata); it is validated, stored and queued for evaluation",
     )
     def post(self, request: Request) -> Response:
@@ -97,7 +115,9 @@ class SubmissionListCreateApi(generics.ListAPIView):
             errors = [{"where": e.where, "message": e.message} for e in exc.errors]
             return Response({"detail": "invalid upload", "errors": errors}, status=status.HTTP_400_BAD_REQUEST)
         submission.attempt_count = submission.attempts.count()
-        return Response(SubmissionSerializer(submission, context={"request": request}).data, status=status.HTTP_201_CREATED)
+        return Response(
+            SubmissionSerializer(submission, context={"request": request}).data, status=status.HTTP_201_CREATED
+        )
 
 
 class SubmissionDetailApi(APIView):
@@ -116,7 +136,9 @@ class SubmissionDetailApi(APIView):
     def get(self, request: Request, pk) -> Response:
         return Response(SubmissionSerializer(self._get(request, pk), context={"request": request}).data)
 
-    @extend_schema(responses={204: None, 403: OpenApiResponse(description="not yours")}, summary="Delete your submission")
+    @extend_schema(
+        responses={204: None, 403: OpenApiResponse(description="not yours")}, summary="Delete your submission"
+    )
     def delete(self, request: Request, pk) -> Response:
         submission = self._get(request, pk)
         try:

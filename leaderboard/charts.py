@@ -85,7 +85,17 @@ def speedup_distribution_chart(distributions: list[dict]) -> dict | None:
         xaxis={"title": {"text": "speedup over the baseline (log)"}, "type": "log", "gridcolor": "#e5e7eb"},
         yaxis={"automargin": True},
         showlegend=False,
-        shapes=[{"type": "line", "x0": 1, "x1": 1, "yref": "paper", "y0": 0, "y1": 1, "line": {"color": "#9ca3af", "dash": "dash"}}],
+        shapes=[
+            {
+                "type": "line",
+                "x0": 1,
+                "x1": 1,
+                "yref": "paper",
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": "#9ca3af", "dash": "dash"},
+            }
+        ],
         height=max(260, 60 + 40 * len(series)),
     )
     return {"data": data, "layout": layout}
@@ -112,7 +122,11 @@ def chip_heatmap(chips: list, rows: list[MethodRow]) -> dict | None:
             "hovertemplate": "%{y}<br>%{x}: %{z:.1f}%<extra></extra>",
         }
     ]
-    layout = _layout("Accuracy on the multi-chip set, chip × method", height=max(280, 80 + 32 * len(rows)),
-                     yaxis={"automargin": True, "autorange": "reversed"}, xaxis={"side": "top"})
+    layout = _layout(
+        "Accuracy on the multi-chip set, chip × method",
+        height=max(280, 80 + 32 * len(rows)),
+        yaxis={"automargin": True, "autorange": "reversed"},
+        xaxis={"side": "top"},
+    )
     layout["margin"]["t"] = 80
     return {"data": data, "layout": layout}

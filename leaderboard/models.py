@@ -103,7 +103,9 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.CheckConstraint(condition=models.Q(track__in=["llm", "agent", "reference"]), name="submission_track_valid"),
+            models.CheckConstraint(
+                condition=models.Q(track__in=["llm", "agent", "reference"]), name="submission_track_valid"
+            ),
             models.CheckConstraint(
                 condition=models.Q(status__in=["received", "evaluating", "complete", "failed", "withdrawn"]),
                 name="submission_status_valid",
@@ -139,9 +141,7 @@ class Attempt(models.Model):
     class Meta:
         ordering = ["submission", "operator", "sample_index"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["submission", "operator", "sample_index"], name="attempt_unique_sample"
-            ),
+            models.UniqueConstraint(fields=["submission", "operator", "sample_index"], name="attempt_unique_sample"),
             models.CheckConstraint(
                 condition=models.Q(wall_time_s__isnull=True) | models.Q(wall_time_s__gte=0),
                 name="attempt_wall_time_nonnegative",

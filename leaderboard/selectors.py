@@ -41,7 +41,11 @@ SUM_FIELDS = (
     "wall_time_s",
 )
 TOTALS_FIELDS = tuple(metrics.Totals.__dataclass_fields__)
-SOURCE_CHOICES = [("all", "All sources"), *[(s.value, s.label) for s in SOURCE_SETS], (OperatorSet.MC.value, "MC set (ATen)")]
+SOURCE_CHOICES = [
+    ("all", "All sources"),
+    *[(s.value, s.label) for s in SOURCE_SETS],
+    (OperatorSet.MC.value, "MC set (ATen)"),
+]
 
 
 @dataclass(frozen=True)
@@ -347,7 +351,10 @@ def _method_rows(rows_by_column: dict[str, list[LeaderboardRow]]) -> list[Method
             key = _method_key(row)
             if key not in methods:
                 methods[key] = MethodRow(
-                    method=f"{row.scaffold} ({row.model})", model=row.model, scaffold=row.scaffold, track=row.track,
+                    method=f"{row.scaffold} ({row.model})",
+                    model=row.model,
+                    scaffold=row.scaffold,
+                    track=row.track,
                     is_demo=row.is_demo,
                 )
             methods[key].is_demo = methods[key].is_demo and row.is_demo
@@ -356,13 +363,18 @@ def _method_rows(rows_by_column: dict[str, list[LeaderboardRow]]) -> list[Method
     for key, columns in best.items():
         for column, row in columns.items():
             methods[key].cells[column] = Cell(
-                accuracy_pct=row.accuracy_pct, speedup=row.speedup, operators_evaluated=row.operators_evaluated,
-                submission_id=row.submission_id, preliminary=row.preliminary,
+                accuracy_pct=row.accuracy_pct,
+                speedup=row.speedup,
+                operators_evaluated=row.operators_evaluated,
+                submission_id=row.submission_id,
+                preliminary=row.preliminary,
             )
     return list(methods.values())
 
 
-def _rows_by(filters: LeaderboardFilters, viewer, *, operator_sets: list[str], column_field: str) -> dict[str, list[LeaderboardRow]]:
+def _rows_by(
+    filters: LeaderboardFilters, viewer, *, operator_sets: list[str], column_field: str
+) -> dict[str, list[LeaderboardRow]]:
     entries = _entry_queryset(filters, viewer, operator_sets=operator_sets)
     by_column: dict[str, list[LeaderboardRow]] = defaultdict(list)
     for values in _aggregate(entries, extra_group=("operator_set",)):
@@ -389,7 +401,9 @@ def reference_chip(chips: list[Chip], methods_per_chip: dict[str, int]) -> Chip 
     return max(candidates, key=lambda c: (methods_per_chip.get(c.slug, 0), c.slug == "h200", c.name))
 
 
-def multi_chip(*, filters: LeaderboardFilters, viewer=None, reference: str = "") -> tuple[list[Chip], Chip | None, list[MethodRow]]:
+def multi_chip(
+    *, filters: LeaderboardFilters, viewer=None, reference: str = ""
+) -> tuple[list[Chip], Chip | None, list[MethodRow]]:
     """Methods x chips over the MC operator set; each cell carries its drop against the reference chip."""
     mc_filters = LeaderboardFilters(**{**asdict(filters), "chip": "", "source": OperatorSet.MC.value})
     by_chip = _rows_by(mc_filters, viewer, operator_sets=[OperatorSet.MC.value], column_field="chip__slug")
@@ -431,14 +445,20 @@ def reported_for_leaderboard(*, source: str) -> list[dict]:
     out = []
     for r in results:
         c = cost.get((r.method, r.model_name))
-        out.append({
-            "method": r.method, "model": r.model_name, "chip": r.chip_label, "operator_set": r.operator_set,
-            "accuracy_pct": r.accuracy_pct, "speedup": r.speedup,
-            "total_tokens_m": c.total_tokens_m if c else None,
-            "tokens_per_success_m": c.tokens_per_success_m if c else None,
-            "total_time_h": c.total_time_h if c else None,
-            "source": r.source_name,
-        })
+        out.append(
+            {
+                "method": r.method,
+                "model": r.model_name,
+                "chip": r.chip_label,
+                "operator_set": r.operator_set,
+                "accuracy_pct": r.accuracy_pct,
+                "speedup": r.speedup,
+                "total_tokens_m": c.total_tokens_m if c else None,
+                "tokens_per_success_m": c.tokens_per_success_m if c else None,
+                "total_time_h": c.total_time_h if c else None,
+                "source": r.source_name,
+            }
+        )
     out.sort(key=lambda d: -(d["accuracy_pct"] or 0))
     return out
 
@@ -469,12 +489,18 @@ def reported_pivot(*, table: str) -> tuple[list[str], list[dict]]:
 def submission_progress(*, submission: Submission) -> dict:
     """Job counts by state for the progress bar (one grouped query)."""
     counts = dict(
-        EvaluationJob.objects.filter(attempt__submission=submission).values_list("state").annotate(n=Count("id")).order_by()
+        EvaluationJob.objects.filter(attempt__submission=submission)
+        .values_list("state")
+        .annotate(n=Count("id"))
+        .order_by()
     )
     total = sum(counts.values())
     finished = sum(counts.get(s, 0) for s in (JobState.DONE, JobState.FAILED, JobState.CANCELLED))
     verdicts = dict(
-        Evaluation.objects.filter(attempt__submission=submission).values_list("verdict").annotate(n=Count("id")).order_by()
+        Evaluation.objects.filter(attempt__submission=submission)
+        .values_list("verdict")
+        .annotate(n=Count("id"))
+        .order_by()
     )
     return {
         "total": total,
@@ -499,11 +525,23 @@ class OperatorResultRow:
 
 def submission_operator_table(*, submission: Submission) -> tuple[list[str], list[OperatorResultRow]]:
     """Per operator: best verdict per chip over its samples (correct first, then the fastest)."""
-    attempts = list(Attempt.objects.filter(submission=submission).values_list("id", "operator_id", "operator__source", "sample_index"))
+    attempts = list(
+        Attempt.objects.filter(submission=submission).values_list(
+            "id", "operator_id", "operator__source", "sample_index"
+        )
+    )
     evaluations = Evaluation.objects.filter(attempt__submission=submission).values_list(
         "attempt_id", "chip__slug", "verdict", "speedup", "cases_passed", "cases_total", "tier", "id"
     )
-    rank = {"correct": 6, "incorrect": 5, "cheat_detected": 4, "timeout": 3, "runtime_error": 2, "missing_entrypoint": 1, "compile_error": 0}
+    rank = {
+        "correct": 6,
+        "incorrect": 5,
+        "cheat_detected": 4,
+        "timeout": 3,
+        "runtime_error": 2,
+        "missing_entrypoint": 1,
+        "compile_error": 0,
+    }
     by_attempt = {a[0]: a for a in attempts}
     rows: dict[str, OperatorResultRow] = {}
     for _attempt_id, op_id, source, _ in attempts:
@@ -515,8 +553,17 @@ def submission_operator_table(*, submission: Submission) -> tuple[list[str], lis
             chips.append(chip)
         op_id = by_attempt[attempt_id][1]
         current = rows[op_id].cells.get(chip)
-        candidate = {"verdict": verdict, "speedup": speedup, "attempt_id": attempt_id, "cases": f"{passed}/{total}", "tier": tier}
-        if current is None or (rank.get(verdict, 0), speedup or 0) > (rank.get(current["verdict"], 0), current["speedup"] or 0):
+        candidate = {
+            "verdict": verdict,
+            "speedup": speedup,
+            "attempt_id": attempt_id,
+            "cases": f"{passed}/{total}",
+            "tier": tier,
+        }
+        if current is None or (rank.get(verdict, 0), speedup or 0) > (
+            rank.get(current["verdict"], 0),
+            current["speedup"] or 0,
+        ):
             rows[op_id].cells[chip] = candidate
     if submission.target_chip.slug not in chips:
         chips.insert(0, submission.target_chip.slug)
@@ -528,9 +575,19 @@ def best_solutions(*, operator_id: str, viewer=None, per_chip: int = 5) -> dict[
     visible = submissions_visible_to(viewer).values("pk")
     rows = (
         Evaluation.objects.filter(attempt__operator_id=operator_id, verdict="correct", attempt__submission__in=visible)
-        .values("chip__slug", "chip__name", "speedup", "sol_pct", "attempt_id", "attempt__submission__name",
-                "attempt__submission__model__name", "attempt__submission__scaffold__name", "attempt__submission__is_demo",
-                "held_out", "tier")
+        .values(
+            "chip__slug",
+            "chip__name",
+            "speedup",
+            "sol_pct",
+            "attempt_id",
+            "attempt__submission__name",
+            "attempt__submission__model__name",
+            "attempt__submission__scaffold__name",
+            "attempt__submission__is_demo",
+            "held_out",
+            "tier",
+        )
         .order_by("chip__slug", "-speedup")[:500]
     )
     out: dict[str, list[dict]] = defaultdict(list)
@@ -554,7 +611,9 @@ def speedup_distributions(*, rows: list[LeaderboardRow], source: str, limit: int
     for r in top:
         query |= Q(attempt__submission_id=r.submission_id, chip__slug=r.chip)
     values = (
-        Evaluation.objects.filter(query, verdict="correct", speedup__isnull=False, attempt__operator__source__in=sources)
+        Evaluation.objects.filter(
+            query, verdict="correct", speedup__isnull=False, attempt__operator__source__in=sources
+        )
         .values("attempt__submission_id", "chip__slug", "attempt__operator_id")
         .annotate(best=Max("speedup"))
         .order_by()
@@ -563,6 +622,9 @@ def speedup_distributions(*, rows: list[LeaderboardRow], source: str, limit: int
     for v in values:
         per_row[(str(v["attempt__submission_id"]), v["chip__slug"])].append(v["best"])
     return [
-        {"label": f"{r.scaffold} ({r.model}) · {r.chip}", "speedups": sorted(per_row.get((r.submission_id, r.chip), []))}
+        {
+            "label": f"{r.scaffold} ({r.model}) · {r.chip}",
+            "speedups": sorted(per_row.get((r.submission_id, r.chip), [])),
+        }
         for r in top
     ]

@@ -72,8 +72,22 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "name", "model", "scaffold", "track", "target_chip", "uploader", "status", "is_public", "is_demo",
-                  "held_out", "created_at", "attempts", "url"]
+        fields = [
+            "id",
+            "name",
+            "model",
+            "scaffold",
+            "track",
+            "target_chip",
+            "uploader",
+            "status",
+            "is_public",
+            "is_demo",
+            "held_out",
+            "created_at",
+            "attempts",
+            "url",
+        ]
         read_only_fields = fields
 
     def get_url(self, obj: Submission) -> str:
@@ -84,7 +98,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
 class SubmissionUploadSerializer(serializers.Serializer):
     archive = serializers.FileField(help_text=f"zip of <ns>__<op>.py files, at most {MAX_ARCHIVE_BYTES // 2**20} MiB")
-    metadata = serializers.FileField(help_text=f"metadata JSON (docs/submission_format.md), at most {MAX_METADATA_BYTES // 2**20} MiB")
+    metadata = serializers.FileField(
+        help_text=f"metadata JSON (docs/submission_format.md), at most {MAX_METADATA_BYTES // 2**20} MiB"
+    )
 
 
 class UploadErrorSerializer(serializers.Serializer):
@@ -130,14 +146,42 @@ class AttemptSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Attempt
-        fields = ["id", "submission", "operator", "sample_index", "file_name", "source", "source_sha256", "prompt_tokens",
-                  "completion_tokens", "cached_tokens", "reasoning_tokens", "turns", "wall_time_s", "evaluations"]
+        fields = [
+            "id",
+            "submission",
+            "operator",
+            "sample_index",
+            "file_name",
+            "source",
+            "source_sha256",
+            "prompt_tokens",
+            "completion_tokens",
+            "cached_tokens",
+            "reasoning_tokens",
+            "turns",
+            "wall_time_s",
+            "evaluations",
+        ]
         read_only_fields = fields
 
 
 class ReportedResultSerializer(serializers.ModelSerializer):
     class Meta:
         model = ReportedResult
-        fields = ["id", "source_name", "source_url", "table", "method", "model_name", "chip_label", "operator_set",
-                  "accuracy_pct", "speedup", "total_tokens_m", "tokens_per_success_m", "total_time_h", "note"]
+        fields = [
+            "id",
+            "source_name",
+            "source_url",
+            "table",
+            "method",
+            "model_name",
+            "chip_label",
+            "operator_set",
+            "accuracy_pct",
+            "speedup",
+            "total_tokens_m",
+            "tokens_per_success_m",
+            "total_time_h",
+            "note",
+        ]
         read_only_fields = fields

@@ -35,7 +35,10 @@ logger = logging.getLogger(__name__)
 
 # the tiers whose verdicts count on the leaderboard; `full` (the upstream coverage) wins over `smoke`
 COUNTED_TIERS = {"full": 2, "smoke": 1}
-COMPILED = {v.value for v in (Verdict.CORRECT, Verdict.INCORRECT, Verdict.RUNTIME_ERROR, Verdict.TIMEOUT, Verdict.CHEAT_DETECTED)}
+COMPILED = {
+    v.value
+    for v in (Verdict.CORRECT, Verdict.INCORRECT, Verdict.RUNTIME_ERROR, Verdict.TIMEOUT, Verdict.CHEAT_DETECTED)
+}
 
 
 @dataclass
@@ -59,7 +62,10 @@ def _outcomes_per_chip(submission_id) -> dict[tuple[int, str], metrics.OperatorO
         key = (attempt_id, chip_id)
         current = chosen.get(key)
         # one verdict per sample and chip: the highest tier, then the latest evaluation
-        if current is None or (sample.tier_rank, sample.evaluation_id) > (current[1].tier_rank, current[1].evaluation_id):
+        if current is None or (sample.tier_rank, sample.evaluation_id) > (
+            current[1].tier_rank,
+            current[1].evaluation_id,
+        ):
             chosen[key] = (op_id, sample)
     per_operator: dict[tuple[int, str], list[_Sample]] = defaultdict(list)
     for (_attempt_id, chip_id), (op_id, sample) in chosen.items():
@@ -118,7 +124,8 @@ def refresh_leaderboard_entries(*, submission_id) -> int:
             in_set = [
                 outcome
                 for (c_id, op_id), outcome in outcomes.items()
-                if c_id == chip_id and (operators[op_id][0] == op_set or (op_set == OperatorSet.MC and operators[op_id][1]))
+                if c_id == chip_id
+                and (operators[op_id][0] == op_set or (op_set == OperatorSet.MC and operators[op_id][1]))
             ]
             totals = metrics.totals_from_outcomes(in_set, operators_attempted=len(attempted[op_set]))
             bucket = tokens[op_set]
@@ -148,11 +155,13 @@ def _update_status(submission_id) -> None:
     if not jobs.exists():
         return
     if jobs.filter(state__in=[JobState.QUEUED, JobState.RUNNING]).exists():
-        Submission.objects.filter(pk=submission_id, status=SubmissionStatus.RECEIVED).update(status=SubmissionStatus.EVALUATING)
-    else:
-        Submission.objects.filter(pk=submission_id, status__in=[SubmissionStatus.RECEIVED, SubmissionStatus.EVALUATING]).update(
-            status=SubmissionStatus.COMPLETE
+        Submission.objects.filter(pk=submission_id, status=SubmissionStatus.RECEIVED).update(
+            status=SubmissionStatus.EVALUATING
         )
+    else:
+        Submission.objects.filter(
+            pk=submission_id, status__in=[SubmissionStatus.RECEIVED, SubmissionStatus.EVALUATING]
+        ).update(status=SubmissionStatus.COMPLETE)
 
 
 def rebuild_all_entries(*, submission_ids: Iterable | None = None) -> int:
@@ -175,7 +184,9 @@ def _enqueue(submission: Submission) -> None:
     try:
         from evaluator.services import ServiceError, enqueue_submission
     except ImportError:  # the dispatch layer is not installed in this checkout: keep the submission as received
-        logger.warning("evaluator.services.enqueue_submission is unavailable; submission %s not enqueued", submission.pk)
+        logger.warning(
+            "evaluator.services.enqueue_submission is unavailable; submission %s not enqueued", submission.pk
+        )
         return
     try:
         enqueue_submission(submission)
@@ -193,8 +204,13 @@ def create_submission(*, uploader: AbstractBaseUser, archive_bytes: bytes, metad
     queued = _queued_jobs(uploader)
     if queued + len(upload.files) > settings.KGB_MAX_QUEUED_JOBS_PER_USER:
         raise UploadInvalid(
-            [UploadError("archive", f"you have {queued} evaluations queued; this upload would exceed the limit of "
-                                    f"{settings.KGB_MAX_QUEUED_JOBS_PER_USER}. Wait for them to finish.")]
+            [
+                UploadError(
+                    "archive",
+                    f"you have {queued} evaluations queued; this upload would exceed the limit of "
+                    f"{settings.KGB_MAX_QUEUED_JOBS_PER_USER}. Wait for them to finish.",
+                )
+            ]
         )
     with transaction.atomic():
         submission = _store(uploader=uploader, upload=upload)
@@ -269,7 +285,10 @@ PAPER_URL = "https://github.com/flagos-ai/KernelGenBench"
 # The paper anonymises its non-NVIDIA platforms; its abstract identifies Platform E as Iluvatar CoreX
 # (AutoKernel GLM-5.0: 87% on NVIDIA -> 25% on Iluvatar CoreX, exactly Table 3's Platform E cell).
 PAPER_CHIP_LABELS = {"Platform E": "Platform E (Iluvatar CoreX)"}
-PAPER_CHIP_SLUGS = {"NVIDIA A100": ("a100", "a100-40gb", "a100-80gb"), "Platform E": ("iluvatar-bi-v150", "iluvatar-bi150", "iluvatar")}
+PAPER_CHIP_SLUGS = {
+    "NVIDIA A100": ("a100", "a100-40gb", "a100-80gb"),
+    "Platform E": ("iluvatar-bi-v150", "iluvatar-bi150", "iluvatar"),
+}
 
 
 @dataclass(frozen=True)
@@ -304,8 +323,17 @@ def import_reported(*, results_csv: str | None = None, cost_csv: str | None = No
                 "operator_set": "overall" if source == "all" else source,
             }
             note = "Table 3 counts the 110 ATen operators." if key["table"] == "multi_chip" else ""
-            rows.append((key, {"accuracy_pct": _float(row["accuracy_pct"]), "speedup": _float(row["speedup"]),
-                               "chip": _chip_for(chip_label), "note": note}))
+            rows.append(
+                (
+                    key,
+                    {
+                        "accuracy_pct": _float(row["accuracy_pct"]),
+                        "speedup": _float(row["speedup"]),
+                        "chip": _chip_for(chip_label),
+                        "note": note,
+                    },
+                )
+            )
     if cost_csv:
         for row in csv.DictReader(io.StringIO(cost_csv)):
             chip_label = row["chip"].strip()
@@ -316,16 +344,30 @@ def import_reported(*, results_csv: str | None = None, cost_csv: str | None = No
                 "chip_label": PAPER_CHIP_LABELS.get(chip_label, chip_label),
                 "operator_set": "overall",
             }
-            rows.append((key, {
-                "total_tokens_m": _float(row["total_tokens_m"]),
-                "tokens_per_success_m": _float(row["tokens_per_success_m"]),
-                "total_time_h": _float(row["total_time_h"]),
-                "chip": _chip_for(chip_label),
-                "note": f"{row.get('operators', '').strip()} operators",
-            }))
+            rows.append(
+                (
+                    key,
+                    {
+                        "total_tokens_m": _float(row["total_tokens_m"]),
+                        "tokens_per_success_m": _float(row["tokens_per_success_m"]),
+                        "total_time_h": _float(row["total_time_h"]),
+                        "chip": _chip_for(chip_label),
+                        "note": f"{row.get('operators', '').strip()} operators",
+                    },
+                )
+            )
     key_fields = ("table", "method", "model_name", "chip_label", "operator_set")
-    value_fields = ["accuracy_pct", "speedup", "total_tokens_m", "tokens_per_success_m", "total_time_h", "chip", "note",
-                    "source_url", "imported_by"]
+    value_fields = [
+        "accuracy_pct",
+        "speedup",
+        "total_tokens_m",
+        "tokens_per_success_m",
+        "total_time_h",
+        "chip",
+        "note",
+        "source_url",
+        "imported_by",
+    ]
     with transaction.atomic():
         existing = {
             tuple(getattr(r, f) for f in key_fields): r

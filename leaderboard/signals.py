@@ -8,7 +8,7 @@ from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from evaluator.models import Evaluation, EvaluationJob
+from evaluator.models import Evaluation
 
 
 def _schedule_refresh(submission_id) -> None:
@@ -20,10 +20,3 @@ def _schedule_refresh(submission_id) -> None:
 @receiver(post_save, sender=Evaluation, dispatch_uid="leaderboard_refresh_on_evaluation_save")
 def refresh_on_evaluation(sender, instance: Evaluation, **kwargs) -> None:
     _schedule_refresh(instance.attempt.submission_id)
-
-
-@receiver(post_save, sender=EvaluationJob, dispatch_uid="leaderboard_status_on_job_save")
-def refresh_status_on_job(sender, instance: EvaluationJob, created: bool, **kwargs) -> None:
-    # job state changes move a submission from received to evaluating to complete (progress page)
-    if not created:
-        _schedule_refresh(instance.attempt.submission_id)

@@ -159,7 +159,9 @@ def _usage(where: str, raw: object, errors: list[UploadError]) -> Usage | None:
     return Usage(**values)
 
 
-def parse_metadata(raw_bytes: bytes, *, known_chips: Collection[str] | None = None) -> tuple[Metadata | None, list[UploadError]]:
+def parse_metadata(
+    raw_bytes: bytes, *, known_chips: Collection[str] | None = None
+) -> tuple[Metadata | None, list[UploadError]]:
     errors: list[UploadError] = []
     if len(raw_bytes) > MAX_METADATA_BYTES:
         return None, [UploadError("metadata", f"is larger than {MAX_METADATA_BYTES // (1024 * 1024)} MiB")]
@@ -226,8 +228,16 @@ def parse_metadata(raw_bytes: bytes, *, known_chips: Collection[str] | None = No
     extra = {k: raw[k] for k in ("notes", "links") if k in raw}
     if errors:
         return None, errors
-    return Metadata(name=name, model=model, scaffold=scaffold, track=track, target_chip=chip, public=public,
-                    usage=usage, extra=extra), []
+    return Metadata(
+        name=name,
+        model=model,
+        scaffold=scaffold,
+        track=track,
+        target_chip=chip,
+        public=public,
+        usage=usage,
+        extra=extra,
+    ), []
 
 
 def _member_errors(info: zipfile.ZipInfo) -> str | None:
@@ -245,7 +255,11 @@ def _member_errors(info: zipfile.ZipInfo) -> str | None:
         return "uses an unsupported compression method (use deflate)"
     if info.file_size > MAX_FILE_BYTES:
         return f"is larger than {MAX_FILE_BYTES // 1024} KiB"
-    if info.compress_size and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO and info.file_size > 64 * 1024:
+    if (
+        info.compress_size
+        and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO
+        and info.file_size > 64 * 1024
+    ):
         return f"compression ratio {info.file_size / info.compress_size:.0f}x looks like a zip bomb"
     return None
 
@@ -273,7 +287,9 @@ def validate_upload(
     metadata, metadata_errors = parse_metadata(metadata_bytes, known_chips=known_chips)
     errors.extend(metadata_errors)
     if len(archive_bytes) > MAX_ARCHIVE_BYTES:
-        raise UploadInvalid([*errors, UploadError("archive", f"is larger than {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB")])
+        raise UploadInvalid(
+            [*errors, UploadError("archive", f"is larger than {MAX_ARCHIVE_BYTES // (1024 * 1024)} MiB")]
+        )
     try:
         archive = zipfile.ZipFile(io.BytesIO(archive_bytes))
         infos = archive.infolist()
@@ -285,7 +301,9 @@ def validate_upload(
         raise UploadInvalid([*errors, UploadError("archive", f"has {len(infos)} entries (limit {MAX_FILES})")])
     declared_total = sum(i.file_size for i in infos)
     if declared_total > MAX_TOTAL_BYTES:
-        raise UploadInvalid([*errors, UploadError("archive", f"inflates to {declared_total:,} bytes (limit {MAX_TOTAL_BYTES:,})")])
+        raise UploadInvalid(
+            [*errors, UploadError("archive", f"inflates to {declared_total:,} bytes (limit {MAX_TOTAL_BYTES:,})")]
+        )
 
     files: list[SolutionFile] = []
     seen_names: set[str] = set()
@@ -303,8 +321,13 @@ def validate_upload(
         seen_names.add(name)
         match = FILE_NAME_RE.match(name)
         if not match:
-            errors.append(UploadError(shown, "file name must be <namespace>__<operator>.py (e.g. aten__add.py, "
-                                             "cublas__cublasSgemm_v2.py), optionally <...>.<sample>.py"))
+            errors.append(
+                UploadError(
+                    shown,
+                    "file name must be <namespace>__<operator>.py (e.g. aten__add.py, "
+                    "cublas__cublasSgemm_v2.py), optionally <...>.<sample>.py",
+                )
+            )
             continue
         operator_id = f"{match['ns']}::{match['op']}"
         sample = int(match["sample"] or 0)
@@ -312,7 +335,9 @@ def validate_upload(
             errors.append(UploadError(shown, f"sample index must be below {MAX_SAMPLES}"))
             continue
         if (operator_id, sample) in seen_samples:
-            errors.append(UploadError(shown, f"duplicates {seen_samples[(operator_id, sample)]} (same operator and sample)"))
+            errors.append(
+                UploadError(shown, f"duplicates {seen_samples[(operator_id, sample)]} (same operator and sample)")
+            )
             continue
         seen_samples[(operator_id, sample)] = shown
         try:
@@ -344,7 +369,9 @@ def validate_upload(
     if metadata is not None:
         for op_id, sample in metadata.usage:
             if (op_id, sample) not in seen_samples:
-                errors.append(UploadError(f"metadata: operators[{op_id[:60]}][{sample}]", "has no matching file in the zip"))
+                errors.append(
+                    UploadError(f"metadata: operators[{op_id[:60]}][{sample}]", "has no matching file in the zip")
+                )
     for (op_id, sample), shown in seen_samples.items():
         if sample > 0 and (op_id, sample - 1) not in seen_samples:
             errors.append(UploadError(shown, f"sample {sample} given without sample {sample - 1}"))

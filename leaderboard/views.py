@@ -76,10 +76,16 @@ def home(request: HttpRequest) -> HttpResponse:
         # evaluated kernels from the summary table: COUNT(*) over a million evaluations would cost the page ~100 ms
         "evaluations": LeaderboardEntry.objects.exclude(operator_set="mc").aggregate(n=Sum("samples"))["n"] or 0,
     }
-    return render(request, "home.html", {
-        "rows": rows, "stats": stats, "columns": selectors.LEADERBOARD_COLUMNS[:6],
-        "reported": selectors.reported_for_leaderboard(source="all")[:5],
-    })
+    return render(
+        request,
+        "home.html",
+        {
+            "rows": rows,
+            "stats": stats,
+            "columns": selectors.LEADERBOARD_COLUMNS[:6],
+            "reported": selectors.reported_for_leaderboard(source="all")[:5],
+        },
+    )
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
@@ -88,8 +94,12 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     rows = selectors.leaderboard_rows(filters=filters, viewer=request.user)
     fmt = _export_format(request)
     if fmt:
-        return export_response(rows=[r.as_dict() for r in rows], fields=selectors.EXPORT_FIELDS,
-                               filename=f"leaderboard-{filters.source}-{filters.chip or 'all-chips'}", fmt=fmt)
+        return export_response(
+            rows=[r.as_dict() for r in rows],
+            fields=selectors.EXPORT_FIELDS,
+            filename=f"leaderboard-{filters.source}-{filters.chip or 'all-chips'}",
+            fmt=fmt,
+        )
     reported = selectors.reported_for_leaderboard(source=filters.source)
     page = Paginator(rows, LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     pareto = charts.pareto_chart(rows)
@@ -103,24 +113,28 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             "active": active,
             "aria": ("descending" if filters.desc else "ascending") if active else "none",
         }
-    return render(request, "leaderboard/leaderboard.html", {
-        "form": form if request.GET else LeaderboardFilterForm(),
-        "filters": filters,
-        "rows": page.object_list,
-        "page": page,
-        "rank_offset": page.start_index() - 1,
-        "total_rows": len(rows),
-        "prev_url": "?" + _querystring(request, page=page.previous_page_number()) if page.has_previous() else None,
-        "next_url": "?" + _querystring(request, page=page.next_page_number()) if page.has_next() else None,
-        "columns": selectors.LEADERBOARD_COLUMNS,
-        "sort_links": sort_links,
-        "reported": reported,
-        "pareto_chart": pareto,
-        "speedup_chart": speedups,
-        "csv_url": "?" + _querystring(request, format="csv"),
-        "json_url": "?" + _querystring(request, format="json"),
-        "min_operators": settings.KGB_PRELIMINARY_MIN_OPERATORS,
-    })
+    return render(
+        request,
+        "leaderboard/leaderboard.html",
+        {
+            "form": form if request.GET else LeaderboardFilterForm(),
+            "filters": filters,
+            "rows": page.object_list,
+            "page": page,
+            "rank_offset": page.start_index() - 1,
+            "total_rows": len(rows),
+            "prev_url": "?" + _querystring(request, page=page.previous_page_number()) if page.has_previous() else None,
+            "next_url": "?" + _querystring(request, page=page.next_page_number()) if page.has_next() else None,
+            "columns": selectors.LEADERBOARD_COLUMNS,
+            "sort_links": sort_links,
+            "reported": reported,
+            "pareto_chart": pareto,
+            "speedup_chart": speedups,
+            "csv_url": "?" + _querystring(request, format="csv"),
+            "json_url": "?" + _querystring(request, format="json"),
+            "min_operators": settings.KGB_PRELIMINARY_MIN_OPERATORS,
+        },
+    )
 
 
 def _default_chip(request: HttpRequest) -> str:
@@ -143,8 +157,14 @@ def multi_source(request: HttpRequest) -> HttpResponse:
     if fmt:
         flat = []
         for row in rows:
-            item = {"method": row.method, "model": row.model, "scaffold": row.scaffold, "track": row.track,
-                    "demo": row.is_demo, "chip": chip}
+            item = {
+                "method": row.method,
+                "model": row.model,
+                "scaffold": row.scaffold,
+                "track": row.track,
+                "demo": row.is_demo,
+                "chip": chip,
+            }
             for column in columns:
                 cell = row.cells.get(column)
                 item[f"{column}_accuracy_pct"] = cell.accuracy_pct if cell else None
@@ -156,23 +176,41 @@ def multi_source(request: HttpRequest) -> HttpResponse:
         ]
         return export_response(rows=flat, fields=fields, filename=f"multi-source-{chip}", fmt=fmt)
     reported_columns, reported_rows = selectors.reported_pivot(table="multi_source")
-    return render(request, "leaderboard/multi_source.html", {
-        "form": form, "filters": filters, "columns": columns, "rows": rows, "chip": Chip.objects.filter(slug=chip).first(),
-        "reported_columns": reported_columns, "reported_rows": reported_rows,
-        "csv_url": "?" + _querystring(request, format="csv"), "json_url": "?" + _querystring(request, format="json"),
-    })
+    return render(
+        request,
+        "leaderboard/multi_source.html",
+        {
+            "form": form,
+            "filters": filters,
+            "columns": columns,
+            "rows": rows,
+            "chip": Chip.objects.filter(slug=chip).first(),
+            "reported_columns": reported_columns,
+            "reported_rows": reported_rows,
+            "csv_url": "?" + _querystring(request, format="csv"),
+            "json_url": "?" + _querystring(request, format="json"),
+        },
+    )
 
 
 def multi_chip(request: HttpRequest) -> HttpResponse:
     form = LeaderboardFilterForm(request.GET or None)
     filters = form.filters() if request.GET else selectors.LeaderboardFilters()
-    chips, reference, rows = selectors.multi_chip(filters=filters, viewer=request.user, reference=request.GET.get("reference", ""))
+    chips, reference, rows = selectors.multi_chip(
+        filters=filters, viewer=request.user, reference=request.GET.get("reference", "")
+    )
     fmt = _export_format(request)
     if fmt:
         flat = []
         for row in rows:
-            item = {"method": row.method, "model": row.model, "scaffold": row.scaffold, "track": row.track, "demo": row.is_demo,
-                    "reference_chip": reference.slug if reference else ""}
+            item = {
+                "method": row.method,
+                "model": row.model,
+                "scaffold": row.scaffold,
+                "track": row.track,
+                "demo": row.is_demo,
+                "reference_chip": reference.slug if reference else "",
+            }
             for chip in chips:
                 cell = row.cells.get(chip.slug)
                 item[f"{chip.slug}_accuracy_pct"] = cell.accuracy_pct if cell else None
@@ -185,32 +223,65 @@ def multi_chip(request: HttpRequest) -> HttpResponse:
         ]
         return export_response(rows=flat, fields=fields, filename="multi-chip", fmt=fmt)
     reported_columns, reported_rows = selectors.reported_pivot(table="multi_chip")
-    return render(request, "leaderboard/multi_chip.html", {
-        "form": form if request.GET else LeaderboardFilterForm(), "filters": filters, "chips": chips,
-        "reference": reference, "rows": rows, "heatmap": charts.chip_heatmap(chips, rows),
-        "reference_links": [(c, "?" + _querystring(request, reference=c.slug)) for c in chips],
-        "reported_columns": reported_columns, "reported_rows": reported_rows,
-        "csv_url": "?" + _querystring(request, format="csv"), "json_url": "?" + _querystring(request, format="json"),
-    })
+    return render(
+        request,
+        "leaderboard/multi_chip.html",
+        {
+            "form": form if request.GET else LeaderboardFilterForm(),
+            "filters": filters,
+            "chips": chips,
+            "reference": reference,
+            "rows": rows,
+            "heatmap": charts.chip_heatmap(chips, rows),
+            "reference_links": [(c, "?" + _querystring(request, reference=c.slug)) for c in chips],
+            "reported_columns": reported_columns,
+            "reported_rows": reported_rows,
+            "csv_url": "?" + _querystring(request, format="csv"),
+            "json_url": "?" + _querystring(request, format="json"),
+        },
+    )
 
 
 def reported(request: HttpRequest) -> HttpResponse:
-    rows = selectors.reported_rows(table=request.GET.get("table", "multi_source")) if request.GET.get("table") else list(
-        selectors.ReportedResult.objects.all()
+    rows = (
+        selectors.reported_rows(table=request.GET.get("table", "multi_source"))
+        if request.GET.get("table")
+        else list(selectors.ReportedResult.objects.all())
     )
     fmt = _export_format(request)
-    fields = ["source_name", "table", "method", "model_name", "chip_label", "operator_set", "accuracy_pct", "speedup",
-              "total_tokens_m", "tokens_per_success_m", "total_time_h", "note"]
+    fields = [
+        "source_name",
+        "table",
+        "method",
+        "model_name",
+        "chip_label",
+        "operator_set",
+        "accuracy_pct",
+        "speedup",
+        "total_tokens_m",
+        "tokens_per_success_m",
+        "total_time_h",
+        "note",
+    ]
     if fmt:
-        return export_response(rows=[{f: getattr(r, f) for f in fields} for r in rows], fields=fields,
-                               filename="reported-results", fmt=fmt)
+        return export_response(
+            rows=[{f: getattr(r, f) for f in fields} for r in rows], fields=fields, filename="reported-results", fmt=fmt
+        )
     ms_columns, ms_rows = selectors.reported_pivot(table="multi_source")
     mc_columns, mc_rows = selectors.reported_pivot(table="multi_chip")
-    return render(request, "leaderboard/reported.html", {
-        "ms_columns": ms_columns, "ms_rows": ms_rows, "mc_columns": mc_columns, "mc_rows": mc_rows,
-        "cost_rows": selectors.reported_rows(table="cost"),
-        "csv_url": "?" + _querystring(request, format="csv"), "json_url": "?" + _querystring(request, format="json"),
-    })
+    return render(
+        request,
+        "leaderboard/reported.html",
+        {
+            "ms_columns": ms_columns,
+            "ms_rows": ms_rows,
+            "mc_columns": mc_columns,
+            "mc_rows": mc_rows,
+            "cost_rows": selectors.reported_rows(table="cost"),
+            "csv_url": "?" + _querystring(request, format="csv"),
+            "json_url": "?" + _querystring(request, format="json"),
+        },
+    )
 
 
 # --- detail pages ---------------------------------------------------------------------------------------------
@@ -221,7 +292,9 @@ def _visible_submission(request: HttpRequest, pk) -> Submission:
         Submission.objects.select_related("model", "scaffold", "target_chip", "uploader"), pk=pk
     )
     user = request.user
-    if not submission.is_public and not (user.is_authenticated and (user.is_staff or submission.uploader_id == user.pk)):
+    if not submission.is_public and not (
+        user.is_authenticated and (user.is_staff or submission.uploader_id == user.pk)
+    ):
         raise Http404("No such submission")  # private: do not reveal that it exists
     return submission
 
@@ -235,27 +308,51 @@ def submission_detail(request: HttpRequest, pk) -> HttpResponse:
         for row in operator_rows:
             for chip in chips:
                 cell = row.cells.get(chip) or {}
-                flat.append({"operator": row.operator_id, "source": row.source, "samples": row.samples, "chip": chip,
-                             "verdict": cell.get("verdict"), "speedup": cell.get("speedup"), "cases": cell.get("cases"),
-                             "tier": cell.get("tier")})
-        return export_response(rows=flat, fields=["operator", "source", "samples", "chip", "verdict", "speedup", "cases", "tier"],
-                               filename=f"submission-{submission.pk}", fmt=fmt)
+                flat.append(
+                    {
+                        "operator": row.operator_id,
+                        "source": row.source,
+                        "samples": row.samples,
+                        "chip": chip,
+                        "verdict": cell.get("verdict"),
+                        "speedup": cell.get("speedup"),
+                        "cases": cell.get("cases"),
+                        "tier": cell.get("tier"),
+                    }
+                )
+        return export_response(
+            rows=flat,
+            fields=["operator", "source", "samples", "chip", "verdict", "speedup", "cases", "tier"],
+            filename=f"submission-{submission.pk}",
+            fmt=fmt,
+        )
     summary = selectors.submission_rows(submission_id=submission.pk)
-    return render(request, "leaderboard/submission_detail.html", {
-        "submission": submission, "summary": summary, "columns": selectors.LEADERBOARD_COLUMNS,
-        "chips": chips, "operator_rows": operator_rows,
-        "progress": selectors.submission_progress(submission=submission),
-        "can_delete": request.user.is_authenticated and (request.user.is_staff or submission.uploader_id == request.user.pk),
-        "csv_url": "?format=csv", "json_url": "?format=json",
-    })
+    return render(
+        request,
+        "leaderboard/submission_detail.html",
+        {
+            "submission": submission,
+            "summary": summary,
+            "columns": selectors.LEADERBOARD_COLUMNS,
+            "chips": chips,
+            "operator_rows": operator_rows,
+            "progress": selectors.submission_progress(submission=submission),
+            "can_delete": request.user.is_authenticated
+            and (request.user.is_staff or submission.uploader_id == request.user.pk),
+            "csv_url": "?format=csv",
+            "json_url": "?format=json",
+        },
+    )
 
 
 def submission_progress(request: HttpRequest, pk) -> HttpResponse:
     """The progress fragment, polled by htmx every few seconds while jobs are pending."""
     submission = _visible_submission(request, pk)
-    response = render(request, "leaderboard/_progress.html", {
-        "submission": submission, "progress": selectors.submission_progress(submission=submission)
-    })
+    response = render(
+        request,
+        "leaderboard/_progress.html",
+        {"submission": submission, "progress": selectors.submission_progress(submission=submission)},
+    )
     response["Cache-Control"] = "no-store"
     return response
 
@@ -275,26 +372,42 @@ def submission_delete(request: HttpRequest, pk) -> HttpResponse:
 def attempt_detail(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = get_object_or_404(Attempt.objects.select_related("submission", "operator"), pk=pk)
     submission = _visible_submission(request, attempt.submission_id)
-    evaluations = list(Evaluation.objects.filter(attempt=attempt).select_related("chip", "runner").order_by("-created_at"))
+    evaluations = list(
+        Evaluation.objects.filter(attempt=attempt).select_related("chip", "runner").order_by("-created_at")
+    )
     formatter = HtmlFormatter(linenos="table", cssclass="highlight", wrapcode=True)
-    return render(request, "leaderboard/attempt_detail.html", {
-        "attempt": attempt, "submission": submission, "evaluations": evaluations,
-        "source_html": highlight(attempt.source, PythonLexer(), formatter),
-        "total_tokens": attempt.prompt_tokens + attempt.completion_tokens,
-    })
+    return render(
+        request,
+        "leaderboard/attempt_detail.html",
+        {
+            "attempt": attempt,
+            "submission": submission,
+            "evaluations": evaluations,
+            "source_html": highlight(attempt.source, PythonLexer(), formatter),
+            "total_tokens": attempt.prompt_tokens + attempt.completion_tokens,
+        },
+    )
 
 
 def operator_detail(request: HttpRequest, pk: str) -> HttpResponse:
     operator = get_object_or_404(Operator, pk=pk)
     spec = _spec(operator.id)
-    return render(request, "leaderboard/operator_detail.html", {
-        "operator": operator,
-        "reference_html": _reference_html(spec),
-        "prompt": _prompt(spec),
-        "best": selectors.best_solutions(operator_id=operator.id, viewer=request.user),
-        "tiers": sorted(operator.case_counts.items(), key=lambda kv: ["smoke", "full", "edge", "perf"].index(kv[0])
-                        if kv[0] in ("smoke", "full", "edge", "perf") else 9),
-    })
+    return render(
+        request,
+        "leaderboard/operator_detail.html",
+        {
+            "operator": operator,
+            "reference_html": _reference_html(spec),
+            "prompt": _prompt(spec),
+            "best": selectors.best_solutions(operator_id=operator.id, viewer=request.user),
+            "tiers": sorted(
+                operator.case_counts.items(),
+                key=lambda kv: (
+                    ["smoke", "full", "edge", "perf"].index(kv[0]) if kv[0] in ("smoke", "full", "edge", "perf") else 9
+                ),
+            ),
+        },
+    )
 
 
 def operator_list(request: HttpRequest) -> HttpResponse:
@@ -306,10 +419,17 @@ def operator_list(request: HttpRequest) -> HttpResponse:
     fields = ["id", "source", "name", "category", "mc", "provisional"]
     if fmt:
         return export_response(rows=list(operators.values(*fields)), fields=fields, filename="operators", fmt=fmt)
-    return render(request, "leaderboard/operator_list.html", {
-        "operators": operators, "source": source, "source_choices": OperatorSource.choices,
-        "csv_url": "?" + _querystring(request, format="csv"), "json_url": "?" + _querystring(request, format="json"),
-    })
+    return render(
+        request,
+        "leaderboard/operator_list.html",
+        {
+            "operators": operators,
+            "source": source,
+            "source_choices": OperatorSource.choices,
+            "csv_url": "?" + _querystring(request, format="csv"),
+            "json_url": "?" + _querystring(request, format="json"),
+        },
+    )
 
 
 def _spec(operator_id: str):
@@ -365,9 +485,15 @@ def account(request: HttpRequest) -> HttpResponse:
     token = Token.objects.filter(user=request.user).first()
     new_token = request.session.pop("new_api_token", None)
     submissions = Submission.objects.filter(uploader=request.user).select_related("model", "scaffold", "target_chip")
-    return render(request, "registration/account.html", {
-        "token": token, "new_token": new_token, "submissions": submissions,
-    })
+    return render(
+        request,
+        "registration/account.html",
+        {
+            "token": token,
+            "new_token": new_token,
+            "submissions": submissions,
+        },
+    )
 
 
 @require_POST
@@ -401,7 +527,9 @@ def submission_upload(request: HttpRequest) -> HttpResponse:
                 errors = [str(e) for e in exc.errors]
                 status = 400
             else:
-                messages.success(request, f"Submission “{submission.name}” received: {submission.attempts.count()} files queued.")
+                messages.success(
+                    request, f"Submission “{submission.name}” received: {submission.attempts.count()} files queued."
+                )
                 return redirect(reverse("submission_detail", args=[submission.pk]))
         else:
             status = 400
@@ -412,4 +540,3 @@ def submission_upload(request: HttpRequest) -> HttpResponse:
 def api_docs(request: HttpRequest) -> HttpResponse:
     """Swagger UI over /api/schema/, with the vendored swagger-ui bundle (no CDN)."""
     return render(request, "leaderboard/api_docs.html", {"schema_url": reverse("api-schema")})
-

@@ -5,48 +5,71 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evaluator', '0002_initial'),
-        ('leaderboard', '0001_initial'),
+        ("evaluator", "0002_initial"),
+        ("leaderboard", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LeaderboardEntry',
+            name="LeaderboardEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('operator_set', models.CharField(choices=[('aten', 'ATen'), ('vllm13', 'vLLM'), ('cublas', 'cuBLAS'), ('mc', 'multi-chip set')], max_length=10)),
-                ('operators_attempted', models.PositiveIntegerField(default=0)),
-                ('operators_evaluated', models.PositiveIntegerField(default=0)),
-                ('operators_compiled', models.PositiveIntegerField(default=0)),
-                ('operators_correct', models.PositiveIntegerField(default=0)),
-                ('operators_fast1', models.PositiveIntegerField(default=0)),
-                ('operators_held_out', models.PositiveIntegerField(default=0)),
-                ('samples', models.PositiveIntegerField(default=0)),
-                ('samples_correct', models.PositiveIntegerField(default=0)),
-                ('max_samples', models.PositiveIntegerField(default=0)),
-                ('speedup_log_sum', models.FloatField(default=0.0)),
-                ('speedup_count', models.PositiveIntegerField(default=0)),
-                ('sol_sum', models.FloatField(default=0.0)),
-                ('sol_count', models.PositiveIntegerField(default=0)),
-                ('pass1_sum', models.FloatField(default=0.0)),
-                ('pass5_sum', models.FloatField(default=0.0)),
-                ('pass10_sum', models.FloatField(default=0.0)),
-                ('prompt_tokens', models.PositiveBigIntegerField(default=0)),
-                ('completion_tokens', models.PositiveBigIntegerField(default=0)),
-                ('cached_tokens', models.PositiveBigIntegerField(default=0)),
-                ('reasoning_tokens', models.PositiveBigIntegerField(default=0)),
-                ('wall_time_s', models.FloatField(default=0.0)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('chip', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='leaderboard_entries', to='evaluator.chip')),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entries', to='leaderboard.submission')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "operator_set",
+                    models.CharField(
+                        choices=[("aten", "ATen"), ("vllm13", "vLLM"), ("cublas", "cuBLAS"), ("mc", "multi-chip set")],
+                        max_length=10,
+                    ),
+                ),
+                ("operators_attempted", models.PositiveIntegerField(default=0)),
+                ("operators_evaluated", models.PositiveIntegerField(default=0)),
+                ("operators_compiled", models.PositiveIntegerField(default=0)),
+                ("operators_correct", models.PositiveIntegerField(default=0)),
+                ("operators_fast1", models.PositiveIntegerField(default=0)),
+                ("operators_held_out", models.PositiveIntegerField(default=0)),
+                ("samples", models.PositiveIntegerField(default=0)),
+                ("samples_correct", models.PositiveIntegerField(default=0)),
+                ("max_samples", models.PositiveIntegerField(default=0)),
+                ("speedup_log_sum", models.FloatField(default=0.0)),
+                ("speedup_count", models.PositiveIntegerField(default=0)),
+                ("sol_sum", models.FloatField(default=0.0)),
+                ("sol_count", models.PositiveIntegerField(default=0)),
+                ("pass1_sum", models.FloatField(default=0.0)),
+                ("pass5_sum", models.FloatField(default=0.0)),
+                ("pass10_sum", models.FloatField(default=0.0)),
+                ("prompt_tokens", models.PositiveBigIntegerField(default=0)),
+                ("completion_tokens", models.PositiveBigIntegerField(default=0)),
+                ("cached_tokens", models.PositiveBigIntegerField(default=0)),
+                ("reasoning_tokens", models.PositiveBigIntegerField(default=0)),
+                ("wall_time_s", models.FloatField(default=0.0)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "chip",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="leaderboard_entries",
+                        to="evaluator.chip",
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="entries", to="leaderboard.submission"
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'leaderboard entries',
-                'ordering': ['submission', 'chip', 'operator_set'],
-                'indexes': [models.Index(fields=['operator_set', 'chip'], name='entry_set_chip_idx')],
-                'constraints': [models.UniqueConstraint(fields=('submission', 'chip', 'operator_set'), name='entry_unique_cell'), models.CheckConstraint(condition=models.Q(('operator_set__in', ['aten', 'vllm13', 'cublas', 'mc'])), name='entry_operator_set_valid')],
+                "verbose_name_plural": "leaderboard entries",
+                "ordering": ["submission", "chip", "operator_set"],
+                "indexes": [models.Index(fields=["operator_set", "chip"], name="entry_set_chip_idx")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("submission", "chip", "operator_set"), name="entry_unique_cell"),
+                    models.CheckConstraint(
+                        condition=models.Q(("operator_set__in", ["aten", "vllm13", "cublas", "mc"])),
+                        name="entry_operator_set_valid",
+                    ),
+                ],
             },
         ),
     ]

@@ -10,8 +10,15 @@ import pytest
 from evaluator import services as evaluator_services
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 # Playwright's sync API runs an event loop in this thread; the ORM calls of the tests themselves are still
 # synchronous, so Django's async-safety guard must be told so.
@@ -23,7 +30,9 @@ def pytest_collection_modifyitems(items):
         if "tests/browser/" in str(item.fspath):
             item.add_marker(pytest.mark.browser)
             if not CHROMIUM.exists():
-                item.add_marker(pytest.mark.skip(reason="/usr/bin/chromium is not installed (apt-get install -y chromium)"))
+                item.add_marker(
+                    pytest.mark.skip(reason="/usr/bin/chromium is not installed (apt-get install -y chromium)")
+                )
 
 
 @pytest.fixture(scope="session")

@@ -112,7 +112,8 @@ def test_progress_updates_without_a_reload(page, site):
     assert "0 of 1 job finished" in page.locator("#progress").inner_text()
     EvaluationJob.objects.filter(pk=job.pk).update(state=JobState.DONE)
     Submission.objects.filter(pk=submission.pk).update(status="complete")
-    page.wait_for_function("document.querySelector('[data-testid=submission-status]').textContent === 'complete'",
-                           timeout=15_000)
+    page.wait_for_function(
+        "document.querySelector('[data-testid=submission-status]').textContent === 'complete'", timeout=15_000
+    )
     assert page.evaluate("window.__marker") == "same page"  # updated in place by htmx, not by a reload
     assert "1 of 1 job finished" in page.locator("#progress").inner_text()

@@ -27,7 +27,11 @@ from tests.factories import (
 def sent_tasks(monkeypatch) -> list:
     """Celery's send_task recorded instead of reaching a broker."""
     sent: list = []
-    monkeypatch.setattr(evaluator_services.celery_app, "send_task", lambda name, args=None, kwargs=None, **opts: sent.append((name, args, opts)))
+    monkeypatch.setattr(
+        evaluator_services.celery_app,
+        "send_task",
+        lambda name, args=None, kwargs=None, **opts: sent.append((name, args, opts)),
+    )
     return sent
 
 
@@ -35,8 +39,10 @@ def sent_tasks(monkeypatch) -> list:
 def _fast_tests(settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.KGB_PRELIMINARY_MIN_OPERATORS = 3
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "submissions": "1000/hour"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "submissions": "1000/hour"},
+    }
 
 
 @dataclass
@@ -54,11 +60,22 @@ class Board:
 
 
 def evaluate(submission, operator, chip, verdict="correct", speedup=None, sample_index=0, **extra):
-    attempt = AttemptFactory(submission=submission, operator=operator, sample_index=sample_index,
-                             prompt_tokens=extra.pop("prompt_tokens", 1000), completion_tokens=extra.pop("completion_tokens", 500),
-                             wall_time_s=extra.pop("wall_time_s", 60.0))
-    return EvaluationFactory(job__attempt=attempt, job__chip=chip, verdict=verdict, speedup=speedup,
-                             cases_passed=4 if verdict == "correct" else 0, **extra)
+    attempt = AttemptFactory(
+        submission=submission,
+        operator=operator,
+        sample_index=sample_index,
+        prompt_tokens=extra.pop("prompt_tokens", 1000),
+        completion_tokens=extra.pop("completion_tokens", 500),
+        wall_time_s=extra.pop("wall_time_s", 60.0),
+    )
+    return EvaluationFactory(
+        job__attempt=attempt,
+        job__chip=chip,
+        verdict=verdict,
+        speedup=speedup,
+        cases_passed=4 if verdict == "correct" else 0,
+        **extra,
+    )
 
 
 @pytest.fixture
@@ -76,13 +93,17 @@ def board(db) -> Board:
     owner, other = UserFactory(username="owner"), UserFactory(username="other")
     model = LLMModelFactory(name="model-a", price_input_per_mtok=3, price_output_per_mtok=15)
     scaffold = ScaffoldFactory(name="agent-a")
-    main = SubmissionFactory(name="main run", model=model, scaffold=scaffold, target_chip=h200, uploader=owner, status="complete")
+    main = SubmissionFactory(
+        name="main run", model=model, scaffold=scaffold, target_chip=h200, uploader=owner, status="complete"
+    )
     evaluate(main, ops["a1"], h200, speedup=2.0, sol_pct=40.0)
     evaluate(main, ops["a2"], h200, speedup=0.5, sol_pct=20.0)
     evaluate(main, ops["a3"], h200, verdict="incorrect")
     evaluate(main, ops["v1"], h200, speedup=1.0)
     evaluate(main, ops["c1"], h200, verdict="compile_error")
-    amd = SubmissionFactory(name="amd run", model=model, scaffold=scaffold, target_chip=mi300x, uploader=owner, status="complete")
+    amd = SubmissionFactory(
+        name="amd run", model=model, scaffold=scaffold, target_chip=mi300x, uploader=owner, status="complete"
+    )
     evaluate(amd, ops["a1"], mi300x, speedup=1.5)
     evaluate(amd, ops["a2"], mi300x, verdict="incorrect")
     evaluate(amd, ops["a3"], mi300x, verdict="runtime_error")

@@ -26,8 +26,15 @@ def make_metadata(**overrides) -> bytes:
         "track": "agent",
         "target_chip": "cpu",
         "public": True,
-        "operators": {"aten::add": {"prompt_tokens": 1000, "completion_tokens": 200, "cached_tokens": 100, "turns": 3,
-                                    "wall_time_s": 12.5}},
+        "operators": {
+            "aten::add": {
+                "prompt_tokens": 1000,
+                "completion_tokens": 200,
+                "cached_tokens": 100,
+                "turns": 3,
+                "wall_time_s": 12.5,
+            }
+        },
     }
     for key, value in overrides.items():
         if value is None:

@@ -37,7 +37,10 @@ def test_seed_demo_is_idempotent_and_labelled(small_demo):
     assert submissions > 10 and entries > 0 and reported == 183
     call_command("seed_demo")
     assert (Submission.objects.count(), LeaderboardEntry.objects.count(), ReportedResult.objects.count()) == (
-        submissions, entries, reported)
+        submissions,
+        entries,
+        reported,
+    )
     assert all(s.is_demo and s.name.startswith("[demo]") for s in Submission.objects.all())
     statuses = set(Submission.objects.values_list("status", flat=True))
     assert {"complete", "evaluating"} <= statuses  # one submission shows live progress
@@ -61,3 +64,25 @@ def test_import_reported_command(tmp_path):
     assert ReportedResult.objects.count() == 183
     with pytest.raises(CommandError):
         call_command("import_reported", str(tmp_path / "missing"))
+
+
+def test_staff_import_reported_through_the_admin(client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.factories import UserFactory
+
+    url = "/admin/leaderboard/reportedresult/import/"
+    client.force_login(UserFactory(username="plain"))
+    assert client.get(url).status_code == 302  # the admin sends non-staff users to its login page
+    client.force_login(UserFactory(username="boss", is_staff=True, is_superuser=True))
+    assert client.get(url).status_code == 200
+    upload = SimpleUploadedFile(
+        "kgb_paper_cost.csv", (DATA / "kgb_paper_cost.csv").read_bytes(), content_type="text/csv"
+    )
+    response = client.post(url, {"cost_csv": upload})
+    assert response.status_code == 302
+    assert ReportedResult.objects.filter(table="cost").count() == 9
+    assert ReportedResult.objects.first().imported_by.username == "boss"
+    bad = SimpleUploadedFile("x.csv", b"a,b\n1,2\n", content_type="text/csv")
+    assert client.post(url, {"results_csv": bad}).status_code == 200  # shown again with the error, nothing stored
+    assert ReportedResult.objects.count() == 9

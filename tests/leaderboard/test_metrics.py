@@ -40,7 +40,9 @@ def _pass_at_k_by_enumeration(n: int, c: int, k: int) -> float:
     return sum(any(samples[i] for i in s) for s in subsets) / len(subsets)
 
 
-@pytest.mark.parametrize(("n", "c", "k"), [(5, 1, 1), (5, 2, 2), (10, 3, 5), (6, 0, 3), (6, 6, 2), (7, 4, 5), (10, 1, 10)])
+@pytest.mark.parametrize(
+    ("n", "c", "k"), [(5, 1, 1), (5, 2, 2), (10, 3, 5), (6, 0, 3), (6, 6, 2), (7, 4, 5), (10, 1, 10)]
+)
 def test_pass_at_k_matches_subset_enumeration(n, c, k):
     assert metrics.pass_at_k(n, c, k) == pytest.approx(_pass_at_k_by_enumeration(n, c, k))
 
@@ -100,18 +102,41 @@ def test_preliminary_below_the_minimum_of_evaluated_operators():
 
 
 def test_cost_bills_cached_prompt_tokens_at_the_cached_price():
-    cost = metrics.cost_usd(prompt_tokens=1_000_000, completion_tokens=100_000, cached_tokens=600_000,
-                            price_input_per_mtok=3.0, price_output_per_mtok=15.0, price_cached_input_per_mtok=0.3)
+    cost = metrics.cost_usd(
+        prompt_tokens=1_000_000,
+        completion_tokens=100_000,
+        cached_tokens=600_000,
+        price_input_per_mtok=3.0,
+        price_output_per_mtok=15.0,
+        price_cached_input_per_mtok=0.3,
+    )
     assert cost == pytest.approx(0.4 * 3.0 + 0.6 * 0.3 + 0.1 * 15.0)
-    assert metrics.cost_usd(prompt_tokens=1, completion_tokens=1, cached_tokens=0, price_input_per_mtok=None,
-                            price_output_per_mtok=1.0) is None
+    assert (
+        metrics.cost_usd(
+            prompt_tokens=1, completion_tokens=1, cached_tokens=0, price_input_per_mtok=None, price_output_per_mtok=1.0
+        )
+        is None
+    )
 
 
-def _outcome(correct: bool, speedup: float | None = None, samples: int = 1, samples_correct: int | None = None,
-             compiled: bool = True, sol: float | None = None, held_out: bool = False) -> metrics.OperatorOutcome:
-    return metrics.OperatorOutcome(samples=samples, samples_correct=int(correct) if samples_correct is None else samples_correct,
-                                   compiled=compiled, correct=correct, best_speedup=speedup, best_sol_pct=sol,
-                                   held_out=held_out)
+def _outcome(
+    correct: bool,
+    speedup: float | None = None,
+    samples: int = 1,
+    samples_correct: int | None = None,
+    compiled: bool = True,
+    sol: float | None = None,
+    held_out: bool = False,
+) -> metrics.OperatorOutcome:
+    return metrics.OperatorOutcome(
+        samples=samples,
+        samples_correct=int(correct) if samples_correct is None else samples_correct,
+        compiled=compiled,
+        correct=correct,
+        best_speedup=speedup,
+        best_sol_pct=sol,
+        held_out=held_out,
+    )
 
 
 def test_row_metrics_from_outcomes():
@@ -137,7 +162,9 @@ def test_totals_add_up_across_sources_like_one_combined_set():
     a = [_outcome(True, 4.0, samples=5, samples_correct=2), _outcome(False, samples=5, samples_correct=0)]
     b = [_outcome(True, 1.0, samples=5, samples_correct=5, held_out=True)]
     combined = metrics.totals_from_outcomes(a + b, operators_attempted=3)
-    added = metrics.totals_from_outcomes(a, operators_attempted=2) + metrics.totals_from_outcomes(b, operators_attempted=1)
+    added = metrics.totals_from_outcomes(a, operators_attempted=2) + metrics.totals_from_outcomes(
+        b, operators_attempted=1
+    )
     assert metrics.row_metrics(added) == metrics.row_metrics(combined)
     row = metrics.row_metrics(added)
     assert row.speedup == pytest.approx(2.0)

@@ -70,7 +70,12 @@ def test_demo_filter(board):
 
 
 def test_sorting_and_preliminary_rows_rank_last(board):
-    evaluate(SubmissionFactory(name="tiny", target_chip=board.h200, status="complete"), board.ops["a1"], board.h200, speedup=9.0)
+    evaluate(
+        SubmissionFactory(name="tiny", target_chip=board.h200, status="complete"),
+        board.ops["a1"],
+        board.h200,
+        speedup=9.0,
+    )
     services.rebuild_all_entries()
     by_speedup = rows(sort="speedup", desc=True)
     names = [r.name for r in by_speedup]
@@ -89,8 +94,14 @@ def test_search_and_model_filters(board):
 def test_pass_at_k_with_several_samples(board):
     submission = SubmissionFactory(name="sampled", target_chip=board.h200, track="llm", status="complete")
     for sample, verdict in enumerate(["correct", "incorrect", "correct", "incorrect", "incorrect"]):
-        evaluate(submission, board.ops["a1"], board.h200, verdict=verdict, speedup=1.0 if verdict == "correct" else None,
-                 sample_index=sample)
+        evaluate(
+            submission,
+            board.ops["a1"],
+            board.h200,
+            verdict=verdict,
+            speedup=1.0 if verdict == "correct" else None,
+            sample_index=sample,
+        )
     services.refresh_leaderboard_entries(submission_id=submission.pk)
     row = row_of(rows(), "sampled")
     assert row.samples == 5 and row.samples_per_operator == 5
@@ -105,8 +116,14 @@ def test_full_tier_verdict_wins_over_smoke(board):
     evaluation = evaluate(submission, board.ops["a1"], board.h200, verdict="correct", speedup=1.0, tier="smoke")
     from tests.factories import EvaluationFactory
 
-    EvaluationFactory(job__attempt=evaluation.attempt, job__chip=board.h200, job__tier="full", verdict="incorrect", speedup=None,
-                      cases_passed=0)
+    EvaluationFactory(
+        job__attempt=evaluation.attempt,
+        job__chip=board.h200,
+        job__tier="full",
+        verdict="incorrect",
+        speedup=None,
+        cases_passed=0,
+    )
     services.refresh_leaderboard_entries(submission_id=submission.pk)
     assert row_of(rows(), "tiers").accuracy_pct == 0.0
 
@@ -132,7 +149,9 @@ def test_multi_chip_drop_against_nvidia(board):
     chips, reference, method_rows = selectors.multi_chip(filters=LeaderboardFilters())
     assert reference.slug == "h200"
     assert [c.slug for c in chips][0] == "h200"
-    method = next(r for r in method_rows if "h200" in r.cells and "mi300x" in r.cells and r.scaffold.startswith("agent-a"))
+    method = next(
+        r for r in method_rows if "h200" in r.cells and "mi300x" in r.cells and r.scaffold.startswith("agent-a")
+    )
     amd = method.cells["mi300x"]
     assert amd.accuracy_pct == pytest.approx(100 / 3)
     assert amd.accuracy_drop == pytest.approx(100 / 3 - 200 / 3)
@@ -154,8 +173,13 @@ def test_submission_operator_table_and_progress(board):
     chips, table = selectors.submission_operator_table(submission=board.main)
     assert chips == ["h200"]
     verdicts = {r.operator_id: r.cells["h200"]["verdict"] for r in table}
-    assert verdicts == {"aten::add": "correct", "aten::mul": "correct", "aten::sin": "incorrect",
-                        "vllm13::rms_norm": "correct", "cublas::cublasSaxpy_v2": "compile_error"}
+    assert verdicts == {
+        "aten::add": "correct",
+        "aten::mul": "correct",
+        "aten::sin": "incorrect",
+        "vllm13::rms_norm": "correct",
+        "cublas::cublasSaxpy_v2": "compile_error",
+    }
     progress = selectors.submission_progress(submission=board.main)
     assert (progress["total"], progress["finished"], progress["percent"], progress["active"]) == (5, 5, 100, False)
     assert progress["verdicts"] == {"correct": 3, "incorrect": 1, "compile_error": 1}
@@ -164,7 +188,10 @@ def test_submission_operator_table_and_progress(board):
 def test_best_solutions_per_chip_hide_private_submissions(board):
     best = selectors.best_solutions(operator_id="aten::add")
     assert [s["speedup"] for s in best["h200"]] == [2.0]  # the private 3.0x is not shown to the public
-    assert [s["speedup"] for s in selectors.best_solutions(operator_id="aten::add", viewer=board.other)["h200"]] == [3.0, 2.0]
+    assert [s["speedup"] for s in selectors.best_solutions(operator_id="aten::add", viewer=board.other)["h200"]] == [
+        3.0,
+        2.0,
+    ]
     assert [s["speedup"] for s in best["mi300x"]] == [1.5]
 
 

@@ -24,16 +24,23 @@ def catalog(db):
     return [OperatorFactory(source="aten", name="add"), OperatorFactory(source="aten", name="mul")]
 
 
-def test_create_submission_stores_everything_then_enqueues_after_commit(catalog, sent_tasks, django_capture_on_commit_callbacks):
+def test_create_submission_stores_everything_then_enqueues_after_commit(
+    catalog, sent_tasks, django_capture_on_commit_callbacks
+):
     user = UserFactory()
     with django_capture_on_commit_callbacks(execute=True):
         submission = services.create_submission(
-            uploader=user, archive_bytes=make_zip({"aten__add.py": KERNEL, "aten__mul.py": KERNEL}),
+            uploader=user,
+            archive_bytes=make_zip({"aten__add.py": KERNEL, "aten__mul.py": KERNEL}),
             metadata_bytes=make_metadata(),
         )
     attempts = {a.operator_id: a for a in Attempt.objects.filter(submission=submission)}
     assert set(attempts) == {"aten::add", "aten::mul"}
-    assert (attempts["aten::add"].prompt_tokens, attempts["aten::add"].cached_tokens, attempts["aten::add"].turns) == (1000, 100, 3)
+    assert (attempts["aten::add"].prompt_tokens, attempts["aten::add"].cached_tokens, attempts["aten::add"].turns) == (
+        1000,
+        100,
+        3,
+    )
     assert attempts["aten::mul"].prompt_tokens == 0
     assert submission.uploader == user and submission.target_chip.slug == "cpu" and submission.model.name == "model-x"
     jobs = EvaluationJob.objects.filter(attempt__submission=submission)
@@ -45,16 +52,22 @@ def test_create_submission_stores_everything_then_enqueues_after_commit(catalog,
 
 def test_invalid_upload_stores_nothing(catalog, sent_tasks):
     with pytest.raises(UploadInvalid):
-        services.create_submission(uploader=UserFactory(), archive_bytes=make_zip({"aten__add.py": KERNEL, "aten__zzz.py": KERNEL}),
-                                   metadata_bytes=make_metadata())
+        services.create_submission(
+            uploader=UserFactory(),
+            archive_bytes=make_zip({"aten__add.py": KERNEL, "aten__zzz.py": KERNEL}),
+            metadata_bytes=make_metadata(),
+        )
     assert not Submission.objects.exists() and not Attempt.objects.exists() and not sent_tasks
 
 
 @override_settings(KGB_MAX_QUEUED_JOBS_PER_USER=1)
 def test_queue_cap_refuses_the_upload_and_stores_nothing(catalog, sent_tasks):
     with pytest.raises(UploadInvalid) as caught:
-        services.create_submission(uploader=UserFactory(), archive_bytes=make_zip({"aten__add.py": KERNEL, "aten__mul.py": KERNEL}),
-                                   metadata_bytes=make_metadata())
+        services.create_submission(
+            uploader=UserFactory(),
+            archive_bytes=make_zip({"aten__add.py": KERNEL, "aten__mul.py": KERNEL}),
+            metadata_bytes=make_metadata(),
+        )
     assert "limit of 1" in str(caught.value)
     assert not Submission.objects.exists()
 
@@ -63,15 +76,20 @@ def test_retired_operators_cannot_be_submitted(catalog):
     catalog[0].in_catalog = False
     catalog[0].save()
     with pytest.raises(UploadInvalid, match="unknown operator 'aten::add'"):
-        services.create_submission(uploader=UserFactory(), archive_bytes=make_zip({"aten__add.py": KERNEL}),
-                                   metadata_bytes=make_metadata())
+        services.create_submission(
+            uploader=UserFactory(), archive_bytes=make_zip({"aten__add.py": KERNEL}), metadata_bytes=make_metadata()
+        )
 
 
 def test_recording_an_evaluation_refreshes_the_board(board, django_capture_on_commit_callbacks):
     LeaderboardEntry.objects.all().delete()
     with django_capture_on_commit_callbacks(execute=True):
-        EvaluationFactory(job__attempt=board.main.attempts.get(operator=board.ops["a3"]), job__chip=board.mi300x, verdict="correct",
-                          speedup=1.2)
+        EvaluationFactory(
+            job__attempt=board.main.attempts.get(operator=board.ops["a3"]),
+            job__chip=board.mi300x,
+            verdict="correct",
+            speedup=1.2,
+        )
     entry = LeaderboardEntry.objects.get(submission=board.main, chip=board.mi300x, operator_set="aten")
     assert (entry.operators_evaluated, entry.operators_correct) == (1, 1)
 
@@ -98,8 +116,9 @@ def test_import_reported_is_idempotent_and_names_platform_e(db):
     again = services.import_reported_dir(path=DATA)
     total = ReportedResult.objects.count()
     assert first.created == total == 174 + 9 and again.created == 0 and again.updated == total
-    cell = ReportedResult.objects.get(table="multi_chip", method="AutoKernel", model_name="GLM-5.0",
-                                      chip_label="Platform E (Iluvatar CoreX)")
+    cell = ReportedResult.objects.get(
+        table="multi_chip", method="AutoKernel", model_name="GLM-5.0", chip_label="Platform E (Iluvatar CoreX)"
+    )
     assert (cell.accuracy_pct, cell.speedup) == (25.0, 1.01)
     assert ReportedResult.objects.filter(chip_label="Platform A").exists()  # the others stay anonymous
     claude = ReportedResult.objects.get(table="cost", method="Claude Code", model_name="Opus-4.6")

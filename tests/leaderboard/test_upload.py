@@ -19,8 +19,9 @@ CHIPS = {"cpu", "h200"}
 
 
 def validate(archive: bytes, metadata: bytes | None = None):
-    return validate_upload(archive, metadata if metadata is not None else make_metadata(), known_operators=KNOWN,
-                           known_chips=CHIPS)
+    return validate_upload(
+        archive, metadata if metadata is not None else make_metadata(), known_operators=KNOWN, known_chips=CHIPS
+    )
 
 
 def errors_of(archive: bytes, metadata: bytes | None = None) -> list[str]:
@@ -31,11 +32,21 @@ def errors_of(archive: bytes, metadata: bytes | None = None) -> list[str]:
 
 
 def test_valid_upload_is_parsed_with_usage_and_samples():
-    archive = make_zip({"aten__add.py": KERNEL, "aten__add.1.py": KERNEL, "aten___index_put_impl_.py": KERNEL,
-                        "cublas__cublasSgemm_v2.py": KERNEL})
+    archive = make_zip(
+        {
+            "aten__add.py": KERNEL,
+            "aten__add.1.py": KERNEL,
+            "aten___index_put_impl_.py": KERNEL,
+            "cublas__cublasSgemm_v2.py": KERNEL,
+        }
+    )
     result = validate(archive)
     assert [(f.operator_id, f.sample_index) for f in result.files] == [
-        ("aten::_index_put_impl_", 0), ("aten::add", 0), ("aten::add", 1), ("cublas::cublasSgemm_v2", 0)]
+        ("aten::_index_put_impl_", 0),
+        ("aten::add", 0),
+        ("aten::add", 1),
+        ("cublas::cublasSgemm_v2", 0),
+    ]
     assert result.metadata.usage[("aten::add", 0)].prompt_tokens == 1000
     assert result.metadata.target_chip == "cpu"
     assert all(len(f.sha256) == 64 for f in result.files)
@@ -49,17 +60,20 @@ def test_empty_zip():
     assert errors_of(make_zip({})) == ["archive: contains no files"]
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("../aten__add.py", "nested directories"),
-    ("/etc/aten__add.py", "nested directories"),
-    ("sub/aten__add.py", "nested directories"),
-    ("..\\aten__add.py", "nested directories"),
-    (".hidden.py", "unsafe file name"),
-    ("add.py", "file name must be <namespace>__<operator>.py"),
-    ("torch__add.py", "file name must be"),
-    ("aten__add.txt", "file name must be"),
-    ("aten__add.12.py", "sample index must be below"),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("../aten__add.py", "nested directories"),
+        ("/etc/aten__add.py", "nested directories"),
+        ("sub/aten__add.py", "nested directories"),
+        ("..\\aten__add.py", "nested directories"),
+        (".hidden.py", "unsafe file name"),
+        ("add.py", "file name must be <namespace>__<operator>.py"),
+        ("torch__add.py", "file name must be"),
+        ("aten__add.txt", "file name must be"),
+        ("aten__add.12.py", "sample index must be below"),
+    ],
+)
 def test_bad_member_names_are_refused_by_name(name, expected):
     errors = errors_of(make_zip({name: KERNEL}), make_metadata(operators={}))
     assert any(expected in e and e.startswith(name[:20]) for e in errors), errors
@@ -79,8 +93,9 @@ def test_duplicate_member_is_refused():
 
 
 def test_non_utf8_and_binary_sources_are_refused():
-    errors = errors_of(make_zip({"aten__add.py": b"x = '\xff\xfe'\n", "aten__mul.py": b"\x00\x01binary"}),
-                       make_metadata(operators={}))
+    errors = errors_of(
+        make_zip({"aten__add.py": b"x = '\xff\xfe'\n", "aten__mul.py": b"\x00\x01binary"}), make_metadata(operators={})
+    )
     assert any(e.startswith("aten__add.py: is not UTF-8") for e in errors)
     assert any(e.startswith("aten__mul.py: is binary") for e in errors)
 
@@ -147,7 +162,7 @@ def test_symlink_member_is_refused():
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         info = zipfile.ZipInfo("aten__add.py")
-        info.external_attr = (0o120777 << 16)  # a symbolic link
+        info.external_attr = 0o120777 << 16  # a symbolic link
         archive.writestr(info, "/etc/passwd")
     assert any("links are not allowed" in e for e in errors_of(buffer.getvalue()))
 
@@ -157,28 +172,34 @@ def test_sample_gap_is_refused():
     assert errors == ["aten__add.2.py: sample 2 given without sample 1"]
 
 
-@pytest.mark.parametrize(("metadata", "expected"), [
-    (b"{not json", "metadata: is not valid JSON"),
-    (b"\xff\xfe", "metadata: is not UTF-8 text"),
-    (b"[1, 2]", "metadata: must be a JSON object"),
-    (make_metadata(name=None), "metadata: name: is required"),
-    (make_metadata(track="fast"), "metadata: track: must be one of"),
-    (make_metadata(target_chip="tpu-v9"), "metadata: target_chip: unknown chip 'tpu-v9'"),
-    (make_metadata(model="gpt"), "metadata: model: must be an object"),
-    (make_metadata(scaffold={"name": "x", "kind": "wizard"}), "metadata: scaffold.kind: must be one of"),
-    (make_metadata(public="yes"), "metadata: public: must be true or false"),
-    (make_metadata(schema="kgb-submission/9"), "metadata: schema: must be"),
-    (make_metadata(surprise=1), "metadata: unknown fields ['surprise']"),
-    (make_metadata(operators={"aten::add": {"prompt_tokens": -5}}), "prompt_tokens must not be negative"),
-    (make_metadata(operators={"aten::add": {"completion_tokens": 10**12}}), "completion_tokens=1000000000000 is absurd"),
-    (make_metadata(operators={"aten::add": {"prompt_tokens": "many"}}), "prompt_tokens must be an integer"),
-    (make_metadata(operators={"aten::add": {"prompt_tokens": True}}), "prompt_tokens must be an integer"),
-    (make_metadata(operators={"aten::add": {"prompt_tokens": 10, "cached_tokens": 20}}), "cannot exceed it"),
-    (make_metadata(operators={"aten::add": {"wall_time_s": -1}}), "wall_time_s must be between"),
-    (make_metadata(operators={"aten::add": {"tokens": 1}}), "unknown fields ['tokens']"),
-    (make_metadata(operators={"aten::mul": {"prompt_tokens": 1}}), "has no matching file in the zip"),
-    (make_metadata(operators=[1]), "metadata: operators: must be an object"),
-])
+@pytest.mark.parametrize(
+    ("metadata", "expected"),
+    [
+        (b"{not json", "metadata: is not valid JSON"),
+        (b"\xff\xfe", "metadata: is not UTF-8 text"),
+        (b"[1, 2]", "metadata: must be a JSON object"),
+        (make_metadata(name=None), "metadata: name: is required"),
+        (make_metadata(track="fast"), "metadata: track: must be one of"),
+        (make_metadata(target_chip="tpu-v9"), "metadata: target_chip: unknown chip 'tpu-v9'"),
+        (make_metadata(model="gpt"), "metadata: model: must be an object"),
+        (make_metadata(scaffold={"name": "x", "kind": "wizard"}), "metadata: scaffold.kind: must be one of"),
+        (make_metadata(public="yes"), "metadata: public: must be true or false"),
+        (make_metadata(schema="kgb-submission/9"), "metadata: schema: must be"),
+        (make_metadata(surprise=1), "metadata: unknown fields ['surprise']"),
+        (make_metadata(operators={"aten::add": {"prompt_tokens": -5}}), "prompt_tokens must not be negative"),
+        (
+            make_metadata(operators={"aten::add": {"completion_tokens": 10**12}}),
+            "completion_tokens=1000000000000 is absurd",
+        ),
+        (make_metadata(operators={"aten::add": {"prompt_tokens": "many"}}), "prompt_tokens must be an integer"),
+        (make_metadata(operators={"aten::add": {"prompt_tokens": True}}), "prompt_tokens must be an integer"),
+        (make_metadata(operators={"aten::add": {"prompt_tokens": 10, "cached_tokens": 20}}), "cannot exceed it"),
+        (make_metadata(operators={"aten::add": {"wall_time_s": -1}}), "wall_time_s must be between"),
+        (make_metadata(operators={"aten::add": {"tokens": 1}}), "unknown fields ['tokens']"),
+        (make_metadata(operators={"aten::mul": {"prompt_tokens": 1}}), "has no matching file in the zip"),
+        (make_metadata(operators=[1]), "metadata: operators: must be an object"),
+    ],
+)
 def test_malformed_metadata_is_refused_with_the_field_named(metadata, expected):
     errors = errors_of(make_zip({"aten__add.py": KERNEL}), metadata)
     assert any(expected in e for e in errors), errors
@@ -205,11 +226,19 @@ member_names = st.one_of(
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     files=st.dictionaries(member_names, st.binary(max_size=200), max_size=6),
-    usage=st.dictionaries(st.sampled_from(["aten::add", "aten::mul", "x"]),
-                          st.one_of(st.integers(), st.text(max_size=5), st.none(),
-                                    st.dictionaries(st.sampled_from(["prompt_tokens", "turns", "wall_time_s", "junk"]),
-                                                    st.one_of(st.integers(), st.floats(), st.text(max_size=3), st.none()))),
-                          max_size=3),
+    usage=st.dictionaries(
+        st.sampled_from(["aten::add", "aten::mul", "x"]),
+        st.one_of(
+            st.integers(),
+            st.text(max_size=5),
+            st.none(),
+            st.dictionaries(
+                st.sampled_from(["prompt_tokens", "turns", "wall_time_s", "junk"]),
+                st.one_of(st.integers(), st.floats(), st.text(max_size=3), st.none()),
+            ),
+        ),
+        max_size=3,
+    ),
 )
 def test_fuzz_structured_zips_either_validate_or_fail_cleanly(files, usage):
     try:

@@ -65,7 +65,9 @@ def test_json_download(client, board):
     assert data["count"] == len(data["results"]) and names == {"main run", "amd run", "[demo] run"}
 
 
-@pytest.mark.parametrize("url", ["/leaderboard/multi-source/?chip=h200", "/leaderboard/multi-chip/", "/leaderboard/reported/"])
+@pytest.mark.parametrize(
+    "url", ["/leaderboard/multi-source/?chip=h200", "/leaderboard/multi-chip/", "/leaderboard/reported/"]
+)
 def test_analytical_views_render_and_download(client, board, url):
     import_reported_dir(path=DATA)
     response = client.get(url)
@@ -85,7 +87,9 @@ def test_multi_chip_shows_the_drop_and_heatmap(client, board):
 
 
 def test_multi_source_download_columns(client, board):
-    rows = list(csv.DictReader(io.StringIO(client.get("/leaderboard/multi-source/?chip=h200&format=csv").content.decode())))
+    rows = list(
+        csv.DictReader(io.StringIO(client.get("/leaderboard/multi-source/?chip=h200&format=csv").content.decode()))
+    )
     main = next(r for r in rows if r["scaffold"].startswith("agent-a"))
     assert float(main["all_accuracy_pct"]) == pytest.approx(60.0)
     assert float(main["aten_accuracy_pct"]) == pytest.approx(200 / 3)
@@ -115,7 +119,13 @@ def test_submission_page_shows_summary_operator_table_and_downloads(client, boar
     assert "verdict-compile_error" in body and "aten::add" in body and 'id="progress"' in body
     assert "hx-get" not in body  # finished: no polling
     rows = list(csv.DictReader(io.StringIO(client.get(url + "?format=csv").content.decode())))
-    assert {r["operator"] for r in rows} == {"aten::add", "aten::mul", "aten::sin", "vllm13::rms_norm", "cublas::cublasSaxpy_v2"}
+    assert {r["operator"] for r in rows} == {
+        "aten::add",
+        "aten::mul",
+        "aten::sin",
+        "vllm13::rms_norm",
+        "cublas::cublasSaxpy_v2",
+    }
 
 
 def test_progress_fragment_polls_while_jobs_are_pending(client, board):
@@ -160,14 +170,18 @@ def test_delete_needs_post_and_ownership(client, board):
 
 
 def test_signup_login_logout(client, db, settings):
-    response = client.post("/accounts/signup/", {"username": "newbie", "email": "", "password1": "a-long-passphrase-42",
-                                                 "password2": "a-long-passphrase-42"})
+    response = client.post(
+        "/accounts/signup/",
+        {"username": "newbie", "email": "", "password1": "a-long-passphrase-42", "password2": "a-long-passphrase-42"},
+    )
     assert response.status_code == 302 and response.url == reverse("account")
     assert client.get("/accounts/").status_code == 200
     assert client.get("/accounts/logout/").status_code == 405  # log-out is a POST
     assert client.post("/accounts/logout/").status_code == 302
     assert client.get("/accounts/").status_code == 302
-    assert client.post("/accounts/login/", {"username": "newbie", "password": "a-long-passphrase-42"}).status_code == 302
+    assert (
+        client.post("/accounts/login/", {"username": "newbie", "password": "a-long-passphrase-42"}).status_code == 302
+    )
 
 
 def test_account_token_is_shown_once_then_masked(client, db):
@@ -223,7 +237,11 @@ def test_upload_form_shows_every_error_and_stores_nothing(client, upload_ready):
     response = client.post("/submissions/new/", {"archive": archive, "metadata": metadata})
     body = response.content.decode()
     assert response.status_code == 400
-    assert "../evil.py: nested directories" in body and "unknown operator &#x27;aten::nope&#x27;" in body and "track" in body
+    assert (
+        "../evil.py: nested directories" in body
+        and "unknown operator &#x27;aten::nope&#x27;" in body
+        and "track" in body
+    )
     assert not Submission.objects.exists()
 
 
@@ -231,8 +249,10 @@ def test_upload_form_is_rate_limited(client, upload_ready, settings):
     from django.core.cache import cache
 
     cache.clear()
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
-        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "submissions": "1/hour"}}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "submissions": "1/hour"},
+    }
     try:
         client.force_login(upload_ready)
         statuses = []
@@ -266,6 +286,10 @@ def test_operator_page_shows_the_catalog_reference_and_prompt(client, board, mon
     spec = SimpleNamespace(reference=reference_add, reference_impl=None)
     monkeypatch.setattr("leaderboard.views._spec", lambda operator_id: spec)
     # a stand-in prompts module: the real one imports the catalog (seconds)
-    monkeypatch.setitem(sys.modules, "operators.prompts", SimpleNamespace(render_prompt=lambda s: "Write a Triton kernel for aten::add."))
+    monkeypatch.setitem(
+        sys.modules,
+        "operators.prompts",
+        SimpleNamespace(render_prompt=lambda s: "Write a Triton kernel for aten::add."),
+    )
     body = client.get(reverse("operator_detail", args=["aten::add"])).content.decode()
     assert "reference_add" in body and "Write a Triton kernel for aten::add." in body

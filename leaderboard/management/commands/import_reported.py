@@ -8,11 +8,15 @@ from leaderboard.services import import_reported_dir
 
 
 class Command(BaseCommand):
-    help = ("Import published results (kgb_paper_results.csv and/or kgb_paper_cost.csv, from a directory or one file) "
-            "as rows marked 'reported'. Running it again updates the same rows.")
+    help = (
+        "Import published results (kgb_paper_results.csv and/or kgb_paper_cost.csv, from a directory or one file) "
+        "as rows marked 'reported'. Running it again updates the same rows."
+    )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("path", type=Path, help="directory holding the CSV files (e.g. leaderboard/data), or one CSV file")
+        parser.add_argument(
+            "path", type=Path, help="directory holding the CSV files (e.g. leaderboard/data), or one CSV file"
+        )
 
     def handle(self, *args, path: Path, **options) -> None:
         try:

@@ -24,14 +24,56 @@ from operators.models import Operator
 
 DEMO_NAMESPACE = uuid.UUID("6f1c5c1e-2b7a-4d0e-9a57-6b0f3c1d2e4f")
 DEMO_ATEN = [
-    "add", "mul", "sub", "div", "neg", "cos", "sin", "rsqrt", "silu", "softmax", "mean", "sum", "cumsum", "mm", "bmm",
-    "matmul", "gather", "index_select", "embedding", "cat", "stack", "sort", "argmax", "pow", "eq", "gt", "mish",
-    "erfc", "huber_loss",
+    "add",
+    "mul",
+    "sub",
+    "div",
+    "neg",
+    "cos",
+    "sin",
+    "rsqrt",
+    "silu",
+    "softmax",
+    "mean",
+    "sum",
+    "cumsum",
+    "mm",
+    "bmm",
+    "matmul",
+    "gather",
+    "index_select",
+    "embedding",
+    "cat",
+    "stack",
+    "sort",
+    "argmax",
+    "pow",
+    "eq",
+    "gt",
+    "mish",
+    "erfc",
+    "huber_loss",
 ]
-DEMO_VLLM = ["rms_norm", "fused_add_rms_norm", "silu_and_mul", "rotary_embedding", "topk_softmax", "moe_sum", "reshape_and_cache",
-             "paged_attention_v1"]
-DEMO_CUBLAS = ["cublasSaxpy_v2", "cublasSdot_v2", "cublasSscal_v2", "cublasDasum_v2", "cublasSgemm_v2", "cublasDgemv_v2",
-               "cublasZswap_v2", "cublasCcopy_v2"]
+DEMO_VLLM = [
+    "rms_norm",
+    "fused_add_rms_norm",
+    "silu_and_mul",
+    "rotary_embedding",
+    "topk_softmax",
+    "moe_sum",
+    "reshape_and_cache",
+    "paged_attention_v1",
+]
+DEMO_CUBLAS = [
+    "cublasSaxpy_v2",
+    "cublasSdot_v2",
+    "cublasSscal_v2",
+    "cublasDasum_v2",
+    "cublasSgemm_v2",
+    "cublasDgemv_v2",
+    "cublasZswap_v2",
+    "cublasCcopy_v2",
+]
 MODELS = [
     # provider, name, version, $ per Mtok input, output, cached input (list prices, for the cost columns)
     ("Anthropic", "Claude Opus", "4.6", 5.0, 25.0, 0.5),
@@ -46,7 +88,14 @@ SCAFFOLDS = [
     ("AutoKernel", ScaffoldKind.AGENT, "0.3", Track.AGENT),
 ]
 # chip slug -> how much harder the chip is for generated kernels (a demo "portability gap")
-CHIP_DIFFICULTY = {"h200": 0.0, "a100": 0.02, "mi300x": 0.10, "ascend-910b": 0.22, "iluvatar-bi-v150": 0.30, "cpu": 0.05}
+CHIP_DIFFICULTY = {
+    "h200": 0.0,
+    "a100": 0.02,
+    "mi300x": 0.10,
+    "ascend-910b": 0.22,
+    "iluvatar-bi-v150": 0.30,
+    "cpu": 0.05,
+}
 VERDICT_REASONS = {
     "incorrect": "case 3 of 12: max abs error 0.031 > atol 1e-05 (float32, shape (1024, 4096))",
     "compile_error": "triton.compiler.errors.CompilationError: at 14:8: unsupported tensor index",
@@ -55,7 +104,7 @@ VERDICT_REASONS = {
     "missing_entrypoint": "no function named add_Tensor in the file",
     "cheat_detected": "output unchanged with Triton disabled (ghost replay): the result is computed by torch",
 }
-KERNEL_TEMPLATE = '''import torch
+KERNEL_TEMPLATE = """import torch
 import triton
 import triton.language as tl
 
@@ -76,19 +125,24 @@ def {name}(x: torch.Tensor) -> torch.Tensor:
     grid = (triton.cdiv(n, 1024),)
     _{name}_kernel[grid](x, out, n, BLOCK=1024)
     return out
-'''
+"""
 
 
 def _demo_operators() -> list[Operator]:
     """The operators the demo uses: from the catalog when it has them, else created with upstream ids."""
-    wanted = [("aten", n) for n in DEMO_ATEN] + [("vllm13", n) for n in DEMO_VLLM] + [("cublas", n) for n in DEMO_CUBLAS]
+    wanted = (
+        [("aten", n) for n in DEMO_ATEN] + [("vllm13", n) for n in DEMO_VLLM] + [("cublas", n) for n in DEMO_CUBLAS]
+    )
     operators = []
     for source, name in wanted:
         op_id = f"{source}::{name}"
         operator, _ = Operator.objects.get_or_create(
             id=op_id,
             defaults={
-                "source": source, "name": name, "mc": source == "aten", "catalog_version": "demo",
+                "source": source,
+                "name": name,
+                "mc": source == "aten",
+                "catalog_version": "demo",
                 "category": {"aten": "tensor", "vllm13": "inference", "cublas": "blas"}[source],
                 "description": "Created by seed_demo because the catalog does not define this operator yet.",
                 "case_counts": {"smoke": 2, "full": 12, "edge": 4, "perf": 3},
@@ -102,11 +156,27 @@ def _chips() -> list[Chip]:
     try:
         call_command("seed_chips", verbosity=0)
     except Exception:  # the chip registry is optional for the demo: fall back to two chips
-        Chip.objects.get_or_create(slug="h200", defaults={"name": "NVIDIA H200 SXM", "vendor": "NVIDIA", "family": "nvidia",
-                                                          "device_type": "cuda", "triton_backend": "nvidia"})
-        Chip.objects.get_or_create(slug="cpu", defaults={"name": "CPU (Triton interpreter)", "vendor": "any", "family": "cpu",
-                                                         "device_type": "cpu", "triton_backend": "interpreter",
-                                                         "timing_meaningful": False})
+        Chip.objects.get_or_create(
+            slug="h200",
+            defaults={
+                "name": "NVIDIA H200 SXM",
+                "vendor": "NVIDIA",
+                "family": "nvidia",
+                "device_type": "cuda",
+                "triton_backend": "nvidia",
+            },
+        )
+        Chip.objects.get_or_create(
+            slug="cpu",
+            defaults={
+                "name": "CPU (Triton interpreter)",
+                "vendor": "any",
+                "family": "cpu",
+                "device_type": "cpu",
+                "triton_backend": "interpreter",
+                "timing_meaningful": False,
+            },
+        )
     return list(Chip.objects.filter(slug__in=list(CHIP_DIFFICULTY)))
 
 
@@ -128,8 +198,10 @@ class Command(BaseCommand):
                 Submission.objects.filter(is_demo=True).delete()
             created = self._load(chips, operators)
         self._import_reported()
-        self.stdout.write(f"demo data: {created} submissions created "
-                          f"({Submission.objects.filter(is_demo=True).count()} demo submissions in total)")
+        self.stdout.write(
+            f"demo data: {created} submissions created "
+            f"({Submission.objects.filter(is_demo=True).count()} demo submissions in total)"
+        )
 
     def _import_reported(self) -> None:
         from django.conf import settings
@@ -148,8 +220,14 @@ class Command(BaseCommand):
         models = []
         for provider, name, version, p_in, p_out, p_cached in MODELS:
             model, _ = LLMModel.objects.get_or_create(
-                provider=provider, name=name, version=version,
-                defaults={"price_input_per_mtok": p_in, "price_output_per_mtok": p_out, "price_cached_input_per_mtok": p_cached},
+                provider=provider,
+                name=name,
+                version=version,
+                defaults={
+                    "price_input_per_mtok": p_in,
+                    "price_output_per_mtok": p_out,
+                    "price_cached_input_per_mtok": p_cached,
+                },
             )
             models.append(model)
         scaffolds = []
@@ -167,25 +245,58 @@ class Command(BaseCommand):
                         continue  # not every method is run on every chip, as in the paper
                     name = f"[demo] {scaffold.name} · {model.name} {model.version} · {chip.slug}"
                     samples = 5 if track == Track.LLM else 1
-                    created += self._submission(rng, user, model, scaffold, track, chip, operators, name, skill, samples)
+                    created += self._submission(
+                        rng, user, model, scaffold, track, chip, operators, name, skill, samples
+                    )
         # one small run (preliminary) and one still evaluating (live progress on its page)
         cpu = next((c for c in chips if c.slug == "cpu"), chips[0])
-        created += self._submission(rng, user, models[0], scaffolds[1][0], Track.AGENT, cpu, operators[:6],
-                                    "[demo] Claude Code · quick smoke run", 0.9, 1)
-        created += self._submission(rng, user, models[1], scaffolds[2][0], Track.AGENT, cpu, operators[:24],
-                                    "[demo] OpenCode · evaluating now", 0.6, 1, finished_share=0.5)
+        created += self._submission(
+            rng,
+            user,
+            models[0],
+            scaffolds[1][0],
+            Track.AGENT,
+            cpu,
+            operators[:6],
+            "[demo] Claude Code · quick smoke run",
+            0.9,
+            1,
+        )
+        created += self._submission(
+            rng,
+            user,
+            models[1],
+            scaffolds[2][0],
+            Track.AGENT,
+            cpu,
+            operators[:24],
+            "[demo] OpenCode · evaluating now",
+            0.6,
+            1,
+            finished_share=0.5,
+        )
         return created
 
-    def _submission(self, rng, user, model, scaffold, track, chip, operators, name, skill, samples,
-                    finished_share: float = 1.0) -> int:
+    def _submission(
+        self, rng, user, model, scaffold, track, chip, operators, name, skill, samples, finished_share: float = 1.0
+    ) -> int:
         pk = uuid.uuid5(DEMO_NAMESPACE, name)
         if Submission.objects.filter(pk=pk).exists():
             return 0
         status = SubmissionStatus.COMPLETE if finished_share >= 1 else SubmissionStatus.EVALUATING
         submission = Submission.objects.create(
-            id=pk, name=name, model=model, scaffold=scaffold, track=track, uploader=user, target_chip=chip,
-            metadata={"demo": True, "note": "synthetic data from manage.py seed_demo"}, status=status,
-            is_public=True, is_demo=True, held_out=chip.slug == "h200" and scaffold.name == "Claude Code",
+            id=pk,
+            name=name,
+            model=model,
+            scaffold=scaffold,
+            track=track,
+            uploader=user,
+            target_chip=chip,
+            metadata={"demo": True, "note": "synthetic data from manage.py seed_demo"},
+            status=status,
+            is_public=True,
+            is_demo=True,
+            held_out=chip.slug == "h200" and scaffold.name == "Claude Code",
         )
         difficulty = CHIP_DIFFICULTY.get(chip.slug, 0.1)
         tier = "smoke" if chip.device_type == "cpu" else "full"
@@ -195,30 +306,46 @@ class Command(BaseCommand):
                 source = KERNEL_TEMPLATE.format(name=operator.name.strip("_") or "op")
                 agentic = track == Track.AGENT
                 prompt_tokens = int(rng.lognormvariate(13.2 if agentic else 8.3, 0.5))
-                attempts.append(Attempt(
-                    submission=submission, operator=operator, sample_index=sample,
-                    file_name=f"{operator.source}__{operator.name}" + (f".{sample}" if sample else "") + ".py",
-                    source=source, source_sha256=hashlib.sha256(source.encode()).hexdigest(),
-                    prompt_tokens=prompt_tokens,
-                    completion_tokens=int(prompt_tokens * rng.uniform(0.03, 0.12)),
-                    cached_tokens=int(prompt_tokens * rng.uniform(0.5, 0.85)) if agentic else 0,
-                    turns=rng.randint(8, 60) if agentic else 1,
-                    wall_time_s=rng.uniform(120, 1800) if agentic else rng.uniform(10, 60),
-                    transcript=("[demo transcript]\nuser: write a Triton kernel for "
-                                f"{operator.id}\nassistant: (tool calls elided)\n") if agentic else "",
-                ))
+                attempts.append(
+                    Attempt(
+                        submission=submission,
+                        operator=operator,
+                        sample_index=sample,
+                        file_name=f"{operator.source}__{operator.name}" + (f".{sample}" if sample else "") + ".py",
+                        source=source,
+                        source_sha256=hashlib.sha256(source.encode()).hexdigest(),
+                        prompt_tokens=prompt_tokens,
+                        completion_tokens=int(prompt_tokens * rng.uniform(0.03, 0.12)),
+                        cached_tokens=int(prompt_tokens * rng.uniform(0.5, 0.85)) if agentic else 0,
+                        turns=rng.randint(8, 60) if agentic else 1,
+                        wall_time_s=rng.uniform(120, 1800) if agentic else rng.uniform(10, 60),
+                        transcript=(
+                            "[demo transcript]\nuser: write a Triton kernel for "
+                            f"{operator.id}\nassistant: (tool calls elided)\n"
+                        )
+                        if agentic
+                        else "",
+                    )
+                )
         Attempt.objects.bulk_create(attempts)
         now = timezone.now()
         jobs, evaluations = [], []
         for index, attempt in enumerate(attempts):
             finished = index < len(attempts) * finished_share
-            job = EvaluationJob(attempt=attempt, chip=chip, tier=tier,
-                                state=JobState.DONE if finished else JobState.QUEUED,
-                                queued_at=now - timedelta(minutes=30), finished_at=now if finished else None,
-                                secret_seed=rng.getrandbits(62) if submission.held_out else None)
+            job = EvaluationJob(
+                attempt=attempt,
+                chip=chip,
+                tier=tier,
+                state=JobState.DONE if finished else JobState.QUEUED,
+                queued_at=now - timedelta(minutes=30),
+                finished_at=now if finished else None,
+                secret_seed=rng.getrandbits(62) if submission.held_out else None,
+            )
             jobs.append(job)
             if finished:
-                evaluations.append(self._evaluation(rng, job, attempt, chip, tier, skill - difficulty, submission.held_out))
+                evaluations.append(
+                    self._evaluation(rng, job, attempt, chip, tier, skill - difficulty, submission.held_out)
+                )
         EvaluationJob.objects.bulk_create(jobs)
         Evaluation.objects.bulk_create(evaluations)
         refresh_leaderboard_entries(submission_id=submission.pk)
@@ -232,22 +359,49 @@ class Command(BaseCommand):
         else:
             verdict = rng.choices(list(VERDICT_REASONS), weights=[6, 3, 2, 1, 1, 1])[0]
         cases_total = 2 if tier == "smoke" else 12
-        cases_passed = cases_total if verdict == "correct" else (rng.randint(0, cases_total - 1) if verdict == "incorrect" else 0)
+        cases_passed = (
+            cases_total if verdict == "correct" else (rng.randint(0, cases_total - 1) if verdict == "incorrect" else 0)
+        )
         timed = verdict == "correct" and chip.timing_meaningful
         speedup = round(rng.lognormvariate(-0.15 + 0.2 * skill, 0.45), 3) if timed else None
         cases = [
-            {"case": i, "passed": i < cases_passed, "shape": [2 ** (8 + i % 5), 128], "dtype": ["float32", "bfloat16", "float16"][i % 3],
-             "max_abs_err": 0.0 if i < cases_passed else 0.031, "speedup": round(speedup * rng.uniform(0.8, 1.2), 3) if speedup else None}
+            {
+                "case": i,
+                "passed": i < cases_passed,
+                "shape": [2 ** (8 + i % 5), 128],
+                "dtype": ["float32", "bfloat16", "float16"][i % 3],
+                "max_abs_err": 0.0 if i < cases_passed else 0.031,
+                "speedup": round(speedup * rng.uniform(0.8, 1.2), 3) if speedup else None,
+            }
             for i in range(cases_total)
         ]
         return Evaluation(
-            job=job, attempt=attempt, chip=chip, tier=tier, held_out=held_out, verdict=verdict,
+            job=job,
+            attempt=attempt,
+            chip=chip,
+            tier=tier,
+            held_out=held_out,
+            verdict=verdict,
             reason="" if verdict == "correct" else VERDICT_REASONS[verdict],
-            cases=cases, cases_total=cases_total, cases_passed=cases_passed,
-            timing={"median_us": round(rng.uniform(4, 400), 2), "baseline_median_us": None, "samples": 100} if timed else None,
-            speedup=speedup, sol_pct=round(min(95.0, rng.uniform(5, 70) * (speedup or 1)), 1) if timed else None,
-            findings=[{"layer": "ghost_replay", "detail": VERDICT_REASONS["cheat_detected"]}] if verdict == "cheat_detected" else [],
-            environment={"demo": True, "chip": chip.slug, "torch": "2.13.0", "triton": "3.9.0", "harness_version": "demo"},
-            harness_version="demo", duration_s=round(rng.uniform(2, 40), 1),
+            cases=cases,
+            cases_total=cases_total,
+            cases_passed=cases_passed,
+            timing={"median_us": round(rng.uniform(4, 400), 2), "baseline_median_us": None, "samples": 100}
+            if timed
+            else None,
+            speedup=speedup,
+            sol_pct=round(min(95.0, rng.uniform(5, 70) * (speedup or 1)), 1) if timed else None,
+            findings=[{"layer": "ghost_replay", "detail": VERDICT_REASONS["cheat_detected"]}]
+            if verdict == "cheat_detected"
+            else [],
+            environment={
+                "demo": True,
+                "chip": chip.slug,
+                "torch": "2.13.0",
+                "triton": "3.9.0",
+                "harness_version": "demo",
+            },
+            harness_version="demo",
+            duration_s=round(rng.uniform(2, 40), 1),
             stderr_tail="" if verdict in ("correct", "incorrect") else VERDICT_REASONS[verdict],
         )

@@ -19,12 +19,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default=None)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--budget", type=float, default=1.5, help="timing budget per case (s)")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     medians: dict[str, list[float]] = {}
     methods: dict[str, str] = {}
     for _ in range(args.runs):
-        with Harness(device=args.device) as harness:  # fresh pool and processes per run
+        with Harness(device=args.device, time_budget_s=args.budget) as harness:  # fresh pool and processes per run
             for spec in SPECS:
                 result = harness.evaluate(spec, Path(SOLUTIONS[spec.id]).read_text(), tier="perf", timeout_s=600)
                 assert result["verdict"] == "correct", (spec.id, result["verdict"], result["reason"])

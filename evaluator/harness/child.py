@@ -320,6 +320,16 @@ def serve(conn: Any, backend: Any) -> None:
         send(reply)
 
 
+def _preload_catalog() -> None:
+    """Import the operator catalog while warming up, so loading a candidate does not pay for it."""
+    try:
+        from operators import registry
+
+        registry.all_specs()
+    except Exception:  # a broken catalog module shows up later, for the operator that needs it
+        pass
+
+
 def main() -> None:
     fd, ref, drop = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "drop"
     isolation = isolate_network()
@@ -336,6 +346,7 @@ def main() -> None:
         backend = load_backend(ref)
         backend.initialise()
         _patch_triton_launches()
+        _preload_catalog()
     except BaseException as exc:
         conn.send_bytes(pickle.dumps({"type": "broken", "message": f"{type(exc).__name__}: {exc}"}))
         raise

@@ -128,12 +128,13 @@ class Attempt:
     def __init__(self, *, spec: OperatorSpec, locator: Locator, source: str, file_name: str, backend: Backend,
                  pool: WarmPool, tier: str, seed: int | None, secret_seed: bool, timeout_s: float,
                  environment: dict[str, Any], peaks: Peaks | None, time_tiers: tuple[str, ...],
-                 static_policy: bool = True) -> None:
+                 static_policy: bool = True, time_budget_s: float = 1.5) -> None:
         self.spec, self.locator, self.source, self.file_name = spec, locator, source, file_name
         self.backend, self.pool, self.tier, self.timeout_s = backend, pool, tier, timeout_s
         self.peaks, self.time_tiers = peaks, time_tiers
         self.secret_seed = secret_seed
         self.static_policy = static_policy
+        self.time_budget_s = time_budget_s
         self.base_seed = seed if seed is not None else (secrets.randbits(62) if secret_seed else 0)
         self.result = new_result(spec.id, tier, "secret" if secret_seed else "public", dict(environment))
         if not secret_seed:

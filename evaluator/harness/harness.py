@@ -29,7 +29,7 @@ class Harness:
 
     def __init__(self, device: str | None = None, chip: str | None = None, pool_size: int = 1, *,
                  peaks_file: str | None = None, time_tiers: tuple[str, ...] = TIMED_TIERS,
-                 static_policy: bool = True) -> None:
+                 static_policy: bool = True, time_budget_s: float = 1.5) -> None:
         """`static_policy=False` skips the AST layer; the adversarial tests use it to prove that the
         runtime layers stop each exploit on their own."""
         self.backend = backends.get_backend(device or backends.default_device_type())
@@ -42,6 +42,7 @@ class Harness:
         self.pool_size = pool_size
         self.time_tiers = time_tiers
         self.static_policy = static_policy
+        self.time_budget_s = time_budget_s  # per timed case, for the candidate and again for the baseline
         self._pool: WarmPool | None = None
 
     @property
@@ -74,5 +75,6 @@ class Harness:
         attempt = Attempt(spec=spec, locator=locator, source=solution_source, file_name=file_name or spec.file_name,
                           backend=self.backend, pool=self.pool, tier=tier, seed=seed, secret_seed=secret_seed,
                           timeout_s=timeout_s, environment=self.environment, peaks=self.peaks,
-                          time_tiers=self.time_tiers, static_policy=self.static_policy)
+                          time_tiers=self.time_tiers, static_policy=self.static_policy,
+                          time_budget_s=self.time_budget_s)
         return attempt.run()

@@ -34,6 +34,9 @@ MIN_SAMPLES = 15
 MAX_SAMPLES = 2000
 TARGET_REL_CI = 0.002
 GRAPH_BELOW_US = 20.0
+WARM_SPIN_US = 2000.0
+MIN_SPIN_US = 100.0
+MAX_SPIN_US = 5000.0
 GRAPH_MAX_CALLS = 256
 KEPT_EVENT_OUTPUTS = 4
 PHYSICS_MARGIN = 0.85  # faster than 85% of the floor is impossible (peaks are measured, not datasheet)
@@ -122,20 +125,27 @@ def measure(call: Callable[[int], Any], n_sets: int, *, backend: Any, device: st
     chooser = random.SystemRandom()
     started = time.perf_counter()
     with torch.no_grad():
-        # warm-up: compiles and autotunes; one call per set (cheap sets), timed roughly for the choice
+        # warm-up: compiles and autotunes; also learns how long the host takes to enqueue one call,
+        # so the spin before each timed call can cover it (else host latency enters the interval)
         warm_us: list[float] = []
+        host_us: list[float] = []
         for i in range(min(n_sets, 3)):
             restore(restore_pairs[i], own_kernels=own_kernels)
             flusher.flush()
+            backend.spin(WARM_SPIN_US)
             start, end = backend.event(), backend.event()
             start.record()
+            enqueue_started = time.perf_counter()
             call(i)
+            host_us.append((time.perf_counter() - enqueue_started) * 1e6)
             end.record()
             backend.synchronize()
             warm_us.append(start.elapsed_time(end) * 1000.0)
+        steady_host = statistics.median(host_us[1:] or host_us)
+        spin_us = min(MAX_SPIN_US, max(MIN_SPIN_US, 2 * steady_host + 50))
         warm_s = time.perf_counter() - started
         if method is None:
-            method = backend.graph_method if min(warm_us) < GRAPH_BELOW_US and backend.graph() is not None else "events"
+            method = backend.graph_method if min(warm_us[1:] or warm_us) < GRAPH_BELOW_US and backend.graph() is not None else "events"
         if method == backend.graph_method:
             try:
                 return _measure_graph(call, n_sets, backend=backend, restore_pairs=restore_pairs, budget_s=budget_s,
@@ -144,16 +154,16 @@ def measure(call: Callable[[int], Any], n_sets: int, *, backend: Any, device: st
                 backend.synchronize()
                 fallback = f"graph capture failed ({type(exc).__name__}); timed with events"
                 result = _measure_events(call, n_sets, backend=backend, flusher=flusher, restore_pairs=restore_pairs,
-                                         budget_s=budget_s, chooser=chooser, warm_s=warm_s)
+                                         budget_s=budget_s, chooser=chooser, warm_s=warm_s, spin_us=spin_us)
                 result["note"] = fallback
                 return result
         return _measure_events(call, n_sets, backend=backend, flusher=flusher, restore_pairs=restore_pairs,
-                               budget_s=budget_s, chooser=chooser, warm_s=warm_s)
+                               budget_s=budget_s, chooser=chooser, warm_s=warm_s, spin_us=spin_us)
 
 
 def _measure_events(call: Callable[[int], Any], n_sets: int, *, backend: Any, flusher: Flusher,
                     restore_pairs: list[list[tuple[torch.Tensor, torch.Tensor]]], budget_s: float,
-                    chooser: random.SystemRandom, warm_s: float) -> dict[str, Any]:
+                    chooser: random.SystemRandom, warm_s: float, spin_us: float) -> dict[str, Any]:
     samples: list[float] = []
     kept: dict[int, tuple[int, Any]] = {}
     keep_at = set(chooser.sample(range(MIN_SAMPLES), min(KEPT_EVENT_OUTPUTS, MIN_SAMPLES)))
@@ -163,7 +173,7 @@ def _measure_events(call: Callable[[int], Any], n_sets: int, *, backend: Any, fl
         which = i % n_sets
         restore(restore_pairs[which], own_kernels=flusher.own_kernels)
         flusher.flush()
-        backend.spin()
+        backend.spin(spin_us)
         start, end = backend.event(), backend.event()
         start.record()
         out = call(which)
@@ -177,7 +187,8 @@ def _measure_events(call: Callable[[int], Any], n_sets: int, *, backend: Any, fl
         if len(samples) >= MAX_SAMPLES or (len(samples) >= MIN_SAMPLES and (
                 time.perf_counter() > deadline or _rel_ci(samples) < TARGET_REL_CI)):
             break
-    return {"method": "events", "samples_us": samples, "kept": kept, "warm_s": warm_s, "calls_per_sample": 1}
+    return {"method": "events", "samples_us": samples, "kept": kept, "warm_s": warm_s, "calls_per_sample": 1,
+            "spin_us": spin_us}
 
 
 def _measure_graph(call: Callable[[int], Any], n_sets: int, *, backend: Any,
@@ -260,7 +271,6 @@ def run_in_child(msg: dict[str, Any], candidate: Any, backend: Any, state: Any,
 
 SETS_MAX = 64
 SETS_BYTES_MAX = 6 << 30
-CASE_BUDGET_S = 1.5
 
 
 def _geomean(values: list[float]) -> float | None:
@@ -299,7 +309,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]]) -> dict[str, Any] | 
         refs = [ref0] + [attempt.reference(s)[0] for s in sets[1:]]
         sent = [clone_exact(s) for s in sets]
         remaining = attempt.deadline - time.monotonic()
-        budget = max(0.2, min(CASE_BUDGET_S, remaining / (4 * max(1, len(cases) - index))))
+        budget = max(0.2, min(attempt.time_budget_s, remaining / (4 * max(1, len(cases) - index))))
         attempt.child.send({"type": "time", "sets": sent, "l2_bytes": l2, "budget_s": budget})
         reply = child.receive(attempt.deadline)
         if reply.get("type") == "error":

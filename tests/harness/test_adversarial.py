@@ -23,7 +23,7 @@ CASES: dict[str, tuple[set[str], set[str] | None, str | None]] = {
     "monkeypatch_torch.py": ({"cheat_detected"}, {"incorrect"}, "static"),
     "monkeypatch_harness.py": ({"cheat_detected"}, {"incorrect"}, "static"),
     "gc_reference.py": ({"cheat_detected"}, {"incorrect", "cheat_detected"}, "static"),
-    "frame_walk.py": ({"cheat_detected"}, {"incorrect"}, "static"),
+    "frame_walk.py": ({"cheat_detected"}, {"incorrect", "runtime_error"}, "static"),
     "obfuscated_getattr.py": ({"cheat_detected"}, {"runtime_error", "cheat_detected"}, "static"),
     "exec_eval.py": ({"cheat_detected"}, {"cheat_detected", "runtime_error"}, "static"),  # torch.add recurses
     "os_exit.py": ({"cheat_detected"}, {"runtime_error"}, "static"),

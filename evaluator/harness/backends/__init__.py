@@ -91,8 +91,9 @@ class Backend:
     graph_method: str = "graph"
     flush_min_bytes: int = 256 << 20  # the L2 flush writes at least this much (as do_bench's 256 MB)  # the result's timing.method name for graph-replay timing
 
-    def spin(self) -> None:
-        """Keep the device busy for ~100 µs so the host can enqueue a timed call before it starts."""
+    def spin(self, microseconds: float) -> None:
+        """Keep the device busy for about this long so the host can enqueue a timed call before the
+        start event fires (host launch latency then stays out of the measured interval)."""
 
     def reset_persisting_l2(self) -> None:
         """Drop lines pinned by an access-policy window, so a kernel cannot survive the flush."""

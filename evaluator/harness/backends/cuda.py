@@ -87,12 +87,18 @@ class CudaBackend(Backend):
 
     graph_method = "cuda_graph"
 
-    def spin(self) -> None:
+    def spin(self, microseconds: float) -> None:
+        import torch
+
+        # cycles at the maximum clock: at a lower clock the spin only lasts longer, which is safe
+        torch.cuda._sleep(int(self._clock_khz() * microseconds / 1000))
+
+    @functools.cache  # noqa: B019 - one backend object per process, the clock does not change
+    def _clock_khz(self) -> int:
         import torch
 
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
-        clock_khz = getattr(props, "clock_rate", 0) or 1_980_000
-        torch.cuda._sleep(int(clock_khz * 0.1))  # 100 µs of cycles
+        return int(getattr(props, "clock_rate", 0) or 1_980_000)
 
     def reset_persisting_l2(self) -> None:
         lib = _cudart()

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 from django.conf import settings
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.permissions import BasePermission
@@ -14,7 +16,18 @@ from rest_framework.views import APIView
 
 from evaluator import services
 from evaluator.models import Runner, RunnerState
-from evaluator.serializers import FailInput, HeartbeatInput, validate_result
+from evaluator.serializers import (
+    ClaimOutput,
+    ConfigOutput,
+    ErrorOutput,
+    FailInput,
+    FailOutput,
+    HeartbeatInput,
+    HeartbeatOutput,
+    ResultInput,
+    ResultOutput,
+    validate_result,
+)
 
 
 def heartbeat_interval_s() -> int:
@@ -42,6 +55,17 @@ class RunnerTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword
+
+
+class RunnerTokenScheme(OpenApiAuthenticationExtension):
+    target_class = RunnerTokenAuthentication
+    name = "runnerToken"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "header", "name": "Authorization", "description": "Runner <token>"}
+
+
+ERRORS = {status_code: ErrorOutput for status_code in (400, 403, 404, 409)}
 
 
 class IsRunner(BasePermission):
@@ -98,11 +122,13 @@ def runner_config(runner: Runner) -> dict:
 
 
 class ConfigApi(RunnerAPIView):
+    @extend_schema(responses={200: ConfigOutput}, tags=["runner"])
     def get(self, request: Request) -> Response:
         return Response(runner_config(request.auth))
 
 
 class HeartbeatApi(RunnerAPIView):
+    @extend_schema(request=HeartbeatInput, responses={200: HeartbeatOutput, 400: ErrorOutput}, tags=["runner"])
     def post(self, request: Request) -> Response:
         data = HeartbeatInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -111,12 +137,14 @@ class HeartbeatApi(RunnerAPIView):
 
 
 class ClaimApi(RunnerAPIView):
+    @extend_schema(request=None, responses={200: ClaimOutput, **ERRORS}, tags=["runner"])
     def post(self, request: Request, job_id) -> Response:
         claimed = services.claim_job(runner=request.auth, job_id=job_id)
         return Response(claimed.payload)
 
 
 class ResultApi(RunnerAPIView):
+    @extend_schema(request=ResultInput, responses={200: ResultOutput, 201: ResultOutput, **ERRORS}, tags=["runner"])
     def post(self, request: Request, job_id) -> Response:
         body = request.data
         result = body.get("result", body) if isinstance(body, dict) else body
@@ -134,6 +162,7 @@ class ResultApi(RunnerAPIView):
 
 
 class FailApi(RunnerAPIView):
+    @extend_schema(request=FailInput, responses={200: FailOutput, **ERRORS}, tags=["runner"])
     def post(self, request: Request, job_id) -> Response:
         data = FailInput(data=request.data)
         data.is_valid(raise_exception=True)

@@ -84,3 +84,62 @@ class HeartbeatInput(serializers.Serializer):
 
 class FailInput(serializers.Serializer):
     error = serializers.CharField(max_length=MAX_TEXT, allow_blank=False, trim_whitespace=True)
+
+
+# --- shapes for the OpenAPI schema (the views build these dicts in evaluator.api / services) ----
+
+
+class ResultInput(serializers.Serializer):
+    result = serializers.DictField(help_text="The harness result JSON (kgb.result/1).")
+
+
+class ConfigOutput(serializers.Serializer):
+    runner = serializers.CharField()
+    chip = serializers.CharField()
+    device_type = serializers.CharField()
+    timing_meaningful = serializers.BooleanField()
+    queue = serializers.CharField()
+    task_name = serializers.CharField()
+    broker_url = serializers.CharField()
+    broker_transport_options = serializers.DictField()
+    heartbeat_interval_s = serializers.IntegerField()
+    state = serializers.CharField()
+
+
+class HeartbeatOutput(serializers.Serializer):
+    state = serializers.CharField()
+    heartbeat_interval_s = serializers.IntegerField()
+
+
+class SolutionOutput(serializers.Serializer):
+    file_name = serializers.CharField()
+    source = serializers.CharField()
+    sha256 = serializers.CharField()
+
+
+class ClaimOutput(serializers.Serializer):
+    job_id = serializers.UUIDField()
+    operator = serializers.CharField()
+    tier = serializers.CharField()
+    seed = serializers.IntegerField()
+    secret_seed = serializers.BooleanField()
+    timeout_s = serializers.IntegerField()
+    solution = SolutionOutput()
+
+
+class ResultOutput(serializers.Serializer):
+    job_id = serializers.UUIDField()
+    evaluation_id = serializers.IntegerField()
+    verdict = serializers.CharField()
+    duplicate = serializers.BooleanField()
+
+
+class FailOutput(serializers.Serializer):
+    job_id = serializers.UUIDField()
+    state = serializers.CharField()
+    deliveries = serializers.IntegerField()
+
+
+class ErrorOutput(serializers.Serializer):
+    error = serializers.CharField()
+    detail = serializers.CharField()

@@ -470,16 +470,27 @@ def cancel_job(*, job: EvaluationJob, user, detail: str = "") -> EvaluationJob:
     return job
 
 
+def stale_after_s(job: EvaluationJob) -> float:
+    """How long a running job may go without a result before its message is presumed lost: past
+    the hard time limit its worker would have enforced, plus a margin."""
+    return job.timeout_s * 1.2 + 120 + 600
+
+
 def resend_queued_jobs(*, older_than_s: int, chip: Chip | None = None) -> int:
     """Send again the jobs still queued after `older_than_s` (a message lost while the broker was
-    down, or a broker that lost its data). A job that already has a message gets a second one;
-    the claim and the one-evaluation rule make the extra delivery harmless."""
-    cutoff = timezone.now() - timedelta(seconds=older_than_s)
-    jobs = EvaluationJob.objects.filter(state=JobState.QUEUED, queued_at__lt=cutoff).select_related("chip")
+    down, or a broker that lost its data), and running jobs past their hard limit with no result
+    (a runner machine that vanished). A job that still has a message gets a second one; the claim
+    and the one-evaluation rule make the extra delivery harmless."""
+    now = timezone.now()
+    queued = EvaluationJob.objects.filter(state=JobState.QUEUED, queued_at__lt=now - timedelta(seconds=older_than_s))
+    running = EvaluationJob.objects.filter(state=JobState.RUNNING, started_at__isnull=False)
     if chip is not None:
-        jobs = jobs.filter(chip=chip)
+        queued, running = queued.filter(chip=chip), running.filter(chip=chip)
+    stale = [
+        job for job in running.select_related("chip") if (now - job.started_at).total_seconds() > stale_after_s(job)
+    ]
     count = 0
-    for job in jobs.iterator():
+    for job in [*queued.select_related("chip"), *stale]:
         _send_job(str(job.id), job.chip.queue_name, job.timeout_s)
         count += 1
     return count

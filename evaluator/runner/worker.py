@@ -120,11 +120,9 @@ def evaluate_task(task, job_id: str) -> dict:
     try:
         result = _evaluate(job_id, payload)
     except SoftTimeLimitExceeded:
-        CLIENT.fail(job_id, f"runner time limit exceeded after the harness timeout of {payload.get('timeout_s')} s")
-        return {"job_id": job_id, "failed": "time limit"}
+        return _report_failure(job_id, f"runner time limit exceeded (harness timeout {payload.get('timeout_s')} s)")
     except Exception:  # the harness itself broke: report it, the site redelivers or gives up
-        CLIENT.fail(job_id, "harness error:\n" + traceback.format_exc()[-3000:])
-        return {"job_id": job_id, "failed": "harness error"}
+        return _report_failure(job_id, "harness error:\n" + traceback.format_exc()[-3000:])
 
     try:
         answer = CLIENT.post_result(job_id, result)
@@ -133,10 +131,22 @@ def evaluate_task(task, job_id: str) -> dict:
     except ApiError as error:
         log.error("job %s: result refused: %s", job_id, error)
         if error.status == 400:
-            CLIENT.fail(job_id, f"the site refused the harness result: {error.detail}")
+            return _report_failure(job_id, f"the site refused the harness result: {error.detail}")
         return {"job_id": job_id, "refused": error.code}
     log.info("job %s: %s%s", job_id, answer.get("verdict"), " (duplicate)" if answer.get("duplicate") else "")
     return {"job_id": job_id, "verdict": answer.get("verdict")}
+
+
+def _report_failure(job_id: str, error: str) -> dict:
+    """Tell the site (it re-queues or fails the job). If the site cannot be told, the message goes
+    back to the broker rather than being acknowledged with the job left running."""
+    try:
+        CLIENT.fail(job_id, error)
+    except SiteUnreachable as unreachable:
+        raise Reject(str(unreachable), requeue=True) from None
+    except ApiError as refused:
+        log.warning("job %s: failure report refused: %s", job_id, refused)
+    return {"job_id": job_id, "failed": error[:200]}
 
 
 def _stop_when_orphaned(parent_pid: int) -> None:

@@ -1,5 +1,8 @@
+from datetime import timedelta
+
 import pytest
 from django.db import transaction
+from django.utils import timezone
 
 from evaluator import services
 from evaluator.models import EvaluationJob, JobEvent, JobState
@@ -108,3 +111,12 @@ def test_a_broker_outage_at_commit_keeps_the_job_and_resend_recovers_it(
     assert services.resend_queued_jobs(older_than_s=3600) == 0  # too recent
     assert services.resend_queued_jobs(older_than_s=0) == 1
     assert sent_tasks[-1]["args"] == [str(jobs[0].id)] and sent_tasks[-1]["options"]["queue"] == "chip.h200"
+
+
+def test_a_running_job_past_its_hard_limit_is_resent_but_a_fresh_one_is_not(submission, chip, sent_tasks):
+    stale, fresh = services.create_jobs(attempts=make_attempts(submission, 2), chip=chip, tier="full")
+    now = timezone.now()
+    EvaluationJob.objects.filter(pk=stale.pk).update(state=JobState.RUNNING, started_at=now - timedelta(hours=2))
+    EvaluationJob.objects.filter(pk=fresh.pk).update(state=JobState.RUNNING, started_at=now - timedelta(minutes=5))
+    assert services.resend_queued_jobs(older_than_s=0) == 1
+    assert sent_tasks[-1]["args"] == [str(stale.id)]

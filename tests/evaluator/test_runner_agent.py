@@ -116,3 +116,102 @@ def test_client_does_not_retry_a_definite_refusal_and_gives_up_on_a_dead_site(mo
     monkeypatch.setattr(site.session, "request", dead)
     with pytest.raises(SiteUnreachable):
         site.claim("job")
+
+
+class ScriptedClient:
+    """Stands in for SiteClient inside the worker task: answers from a script, records calls."""
+
+    def __init__(self, claim=None, post=None, fail=None):
+        self.calls: list[tuple] = []
+        self._claim, self._post, self._fail = claim, post, fail
+
+    def _answer(self, name, value, *args):
+        self.calls.append((name, *args))
+        if isinstance(value, Exception):
+            raise value
+        return value
+
+    def claim(self, job_id):
+        return self._answer("claim", self._claim, job_id)
+
+    def post_result(self, job_id, result):
+        return self._answer("result", self._post, job_id, result["verdict"])
+
+    def fail(self, job_id, error):
+        return self._answer("fail", self._fail, job_id)
+
+
+PAYLOAD = {
+    "job_id": "j1",
+    "operator": "aten::neg",
+    "tier": "smoke",
+    "seed": 7,
+    "secret_seed": False,
+    "timeout_s": 30,
+    "solution": {"file_name": "a.py", "source": "x = 1\n", "sha256": "0" * 64},
+}
+
+
+class BrokenHarness:
+    def evaluate(self, *args, **kwargs):
+        raise RuntimeError("device lost")
+
+
+@pytest.fixture
+def worker_module(monkeypatch):
+    from evaluator.runner import worker
+    from evaluator.runner.fake import FakeHarness
+
+    monkeypatch.setattr(worker, "NOT_ACTIVE_BACKOFF_S", 0)
+    monkeypatch.setattr(worker, "HARNESS", FakeHarness())
+    return worker
+
+
+def test_task_claims_evaluates_and_posts(worker_module, monkeypatch):
+    client = ScriptedClient(claim=PAYLOAD, post={"verdict": "correct", "duplicate": False})
+    monkeypatch.setattr(worker_module, "CLIENT", client)
+    assert worker_module.evaluate_task(None, "j1") == {"job_id": "j1", "verdict": "correct"}
+    assert [call[0] for call in client.calls] == ["claim", "result"]
+
+
+@pytest.mark.parametrize("code", ["already_recorded", "job_failed", "job_cancelled"])
+def test_task_acknowledges_a_job_that_is_already_final(worker_module, monkeypatch, code):
+    client = ScriptedClient(claim=ApiError(409, code, "x"))
+    monkeypatch.setattr(worker_module, "CLIENT", client)
+    assert worker_module.evaluate_task(None, "j1") == {"job_id": "j1", "skipped": code}
+
+
+def test_task_returns_the_job_to_the_queue_when_its_runner_may_not_take_it(worker_module, monkeypatch):
+    from celery.exceptions import Reject
+
+    monkeypatch.setattr(worker_module, "CLIENT", ScriptedClient(claim=ApiError(409, "runner_not_active", "draining")))
+    with pytest.raises(Reject) as rejected:
+        worker_module.evaluate_task(None, "j1")
+    assert rejected.value.requeue is True
+    monkeypatch.setattr(worker_module, "CLIENT", ScriptedClient(claim=ApiError(403, "forbidden", "other chip")))
+    with pytest.raises(Reject) as dropped:
+        worker_module.evaluate_task(None, "j1")
+    assert dropped.value.requeue is False
+
+
+def test_a_harness_error_is_reported_and_an_unreachable_site_requeues(worker_module, monkeypatch):
+    from celery.exceptions import Reject
+
+    monkeypatch.setattr(worker_module, "HARNESS", BrokenHarness())
+    client = ScriptedClient(claim=PAYLOAD, fail={"state": "queued"})
+    monkeypatch.setattr(worker_module, "CLIENT", client)
+    assert worker_module.evaluate_task(None, "j1")["failed"].startswith("harness error")
+    assert client.calls[-1] == ("fail", "j1")
+    monkeypatch.setattr(worker_module, "CLIENT", ScriptedClient(claim=PAYLOAD, fail=SiteUnreachable("down")))
+    with pytest.raises(Reject) as rejected:
+        worker_module.evaluate_task(None, "j1")
+    assert rejected.value.requeue is True
+
+
+def test_a_result_that_cannot_be_delivered_goes_back_to_the_queue(worker_module, monkeypatch):
+    from celery.exceptions import Reject
+
+    monkeypatch.setattr(worker_module, "CLIENT", ScriptedClient(claim=PAYLOAD, post=SiteUnreachable("down")))
+    with pytest.raises(Reject) as rejected:
+        worker_module.evaluate_task(None, "j1")
+    assert rejected.value.requeue is True

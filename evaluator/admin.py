@@ -18,6 +18,16 @@ class ChipAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ("name",)}
 
 
+class RunnerAuditEventInline(admin.TabularInline):
+    model = RunnerAuditEvent
+    extra = 0
+    readonly_fields = ("action", "user", "detail", "at")
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
 class RunnerRegisterForm(forms.Form):
     chip = forms.ModelChoiceField(queryset=Chip.objects.filter(active=True))
     name = forms.CharField(max_length=100, help_text="e.g. the host name; unique per chip.")
@@ -41,6 +51,7 @@ class RunnerAdmin(admin.ModelAdmin):
         "created_at",
     )
     actions = ["drain_runners", "disable_runners", "activate_runners", "rotate_tokens"]
+    inlines = [RunnerAuditEventInline]
 
     @admin.display(boolean=True)
     def online(self, runner: Runner) -> bool:
@@ -119,6 +130,13 @@ class EvaluationJobAdmin(admin.ModelAdmin):
     raw_id_fields = ("attempt", "runner")
     readonly_fields = ("secret_seed",)
     inlines = [JobEventInline]
+    actions = ["cancel_jobs"]
+
+    @admin.action(description="Cancel (queued or running jobs; a late result is then refused)", permissions=["change"])
+    def cancel_jobs(self, request: HttpRequest, queryset) -> None:
+        for job in queryset:
+            services.cancel_job(job=job, user=request.user, detail="cancelled in the admin")
+        self.message_user(request, f"Cancelled {queryset.count()} job(s) (final ones are unchanged).", messages.SUCCESS)
 
 
 @admin.register(Evaluation)

@@ -6,7 +6,7 @@ import pytest
 
 from evaluator import services
 from evaluator.harness.signing import sign_results
-from evaluator.models import Evaluation, Runner, RunnerAuditEvent, RunnerState
+from evaluator.models import Evaluation, JobEvent, Runner, RunnerAuditEvent, RunnerState
 from tests.evaluator.conftest import good_result, make_attempts
 from tests.factories import UserFactory
 
@@ -91,3 +91,17 @@ def test_non_staff_cannot_reach_the_register_view(client, db):
     client.force_login(UserFactory())
     response = client.get("/admin/evaluator/runner/register/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_admin_cancel_action_is_audited_and_refuses_a_late_result(client, staff, runner_and_token, submission, chip):
+    runner, _ = runner_and_token
+    job = services.create_jobs(attempts=make_attempts(submission, 1), chip=chip, tier="full")[0]
+    services.claim_job(runner=runner, job_id=job.id)
+    client.force_login(staff)
+    client.post("/admin/evaluator/evaluationjob/", {"action": "cancel_jobs", "_selected_action": [job.pk]})
+    job.refresh_from_db()
+    assert job.state == "cancelled"
+    assert JobEvent.objects.filter(job=job, to_state="cancelled", user=staff).exists()
+    with pytest.raises(services.JobConflict):
+        services.record_result(runner=runner, job_id=job.id, result=good_result(job.attempt.operator_id))
+    assert not Evaluation.objects.exists()

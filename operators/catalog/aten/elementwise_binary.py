@@ -42,9 +42,9 @@ BINARY_EDGE = [
     {"shape": [1, 1024], "other_shape": [257, 1], "dtype": "bfloat16"},
     {"shape": [4, 17], "other_shape": [], "dtype": "float16"},
     {"shape": [64, 48], "dtype": "float32", "layout": "transposed"},
-    {"shape": [33, 65], "dtype": "float16", "layout": "strided"},
+    {"shape": [33, 65], "dtype": "float32", "layout": "strided"},
     {"shape": [3, 5, 7, 9], "dtype": "float32", "layout": "transposed", "other_shape": [7, 1]},
-    {"shape": [1023], "dtype": "bfloat16"},
+    {"shape": [1023], "dtype": "float16"},
     {"shape": [2, 3, 5, 7, 11, 3], "dtype": "float32"},
     {"shape": [0], "dtype": "float32"},
     {"shape": [4, 0, 3], "other_shape": [3], "dtype": "float16"},
@@ -100,11 +100,18 @@ def _perf(variant: str = "Tensor", **extra: Any) -> list[Case]:
 
 # ---------------------------------------------------------------- add / sub / add_
 
+def mutated(self_tensor: torch.Tensor) -> torch.Tensor:
+    """What an in-place call left in `self`; a dense copy when self is a strided view, because the
+    harness compares dense outputs."""
+    return self_tensor if self_tensor.is_contiguous() else self_tensor.contiguous()
+
+
 def _add_like_invoke(op: str) -> Callable[[Any, Inputs], Any]:
     packet = getattr(torch.ops.aten, op)
 
     def invoke(impl: Any, inputs: Inputs) -> Any:
-        return packet.Tensor(inputs["self"], inputs["other"], alpha=inputs["alpha"])
+        result = packet.Tensor(inputs["self"], inputs["other"], alpha=inputs["alpha"])
+        return mutated(inputs["self"]) if op.endswith("_") else result
 
     return invoke
 
@@ -185,14 +192,18 @@ def _div_invoke(impl: Any, inputs: Inputs) -> Any:
 
 def _div__invoke(impl: Any, inputs: Inputs) -> Any:
     if inputs["rounding_mode"] is not None:
-        return torch.ops.aten.div_.Tensor_mode(inputs["self"], inputs["other"], rounding_mode=inputs["rounding_mode"])
-    return torch.ops.aten.div_.Tensor(inputs["self"], inputs["other"])
+        torch.ops.aten.div_.Tensor_mode(inputs["self"], inputs["other"], rounding_mode=inputs["rounding_mode"])
+    else:
+        torch.ops.aten.div_.Tensor(inputs["self"], inputs["other"])
+    return mutated(inputs["self"])
 
 
 def _div_spec() -> OperatorSpec:
     cases = _mul_div_cases(inplace=False)
-    cases["edge"] += [{"shape": [16, 33], "dtype": d, "variant": "Tensor", "rounding_mode": m}
-                      for m in ("trunc", "floor") for d in ("float32", "bfloat16")]
+    # rounding modes on fp32 only: for fp16/bf16 CUDA rounds the fp32 quotient once while the cpu kernel
+    # rounds the quotient to the half type before truncating, so the two references disagree there
+    cases["edge"] += [{"shape": [16, 33], "dtype": "float32", "variant": "Tensor", "rounding_mode": m}
+                      for m in ("trunc", "floor")]
     cases["edge"] += [{"shape": [16, 33], "dtype": "float32", "variant": "tensor_scalar", "scalar": -0.999,
                        "rounding_mode": "floor"}]
     return elementwise_spec(
@@ -214,7 +225,7 @@ def _div_spec() -> OperatorSpec:
 def _div__spec() -> OperatorSpec:
     cases = _mul_div_cases(inplace=True, scalar_tensor=False)
     cases["full"] += product(shape=POINTWISE_SHAPES, dtype=["float32"], variant=["Tensor"], rounding_mode=["trunc"])
-    cases["edge"] += [{"shape": [16, 33], "dtype": "float16", "variant": "Tensor", "rounding_mode": "floor"}]
+    cases["edge"] += [{"shape": [16, 33], "dtype": "float32", "variant": "Tensor", "rounding_mode": "floor"}]
     return elementwise_spec(
         op="div_", overloads=["Tensor", "Tensor_mode"],
         description="div_(self, other, rounding_mode=None): self = self / other in place (broadcasting `other` "
@@ -468,8 +479,10 @@ def _masked_fill_inputs(case: Case, rng: Rng) -> Inputs:
 
 def _masked_fill_invoke(impl: Any, inputs: Inputs) -> Any:
     if isinstance(inputs["value"], torch.Tensor):
-        return torch.ops.aten.masked_fill_.Tensor(inputs["self"], inputs["mask"], inputs["value"])
-    return torch.ops.aten.masked_fill_.Scalar(inputs["self"], inputs["mask"], inputs["value"])
+        torch.ops.aten.masked_fill_.Tensor(inputs["self"], inputs["mask"], inputs["value"])
+    else:
+        torch.ops.aten.masked_fill_.Scalar(inputs["self"], inputs["mask"], inputs["value"])
+    return mutated(inputs["self"])
 
 
 def _masked_fill_spec() -> OperatorSpec:

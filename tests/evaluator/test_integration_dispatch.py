@@ -1,6 +1,8 @@
 """Site -> Redis -> runner agent (fake harness) -> REST API -> one Evaluation, with faults.
 
-Needs Redis at KGB_TEST_REDIS_URL (default redis://127.0.0.1:6379/0); skipped when unreachable.
+The `integration` tests need Redis at KGB_TEST_REDIS_URL (default redis://127.0.0.1:6379/0) and are
+skipped when it is unreachable; the broker-restart test starts its own `redis-server` when the
+binary is installed. The filesystem-broker test (the `make run` path) needs nothing.
 The agent runs in subprocesses whose interpreters refuse to import Django.
 """
 
@@ -27,9 +29,6 @@ from tests.evaluator.test_runner_agent import ROOT, write_no_django_sitecustomiz
 from tests.factories import ChipFactory, SubmissionFactory, UserFactory
 
 REDIS_URL = os.environ.get("KGB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-pytestmark = pytest.mark.integration
-
 
 def _redis_reachable() -> bool:
     try:
@@ -131,6 +130,7 @@ def fleet(live_server, settings, monkeypatch, tmp_path):
         connection.default_channel.queue_delete(chip.queue_name)
 
 
+@pytest.mark.integration
 @requires_redis
 def test_a_job_goes_from_queue_to_one_evaluation(fleet):
     fleet["start_agent"]()
@@ -146,6 +146,7 @@ def test_a_job_goes_from_queue_to_one_evaluation(fleet):
     wait_for(lambda: Runner.objects.get(pk=fleet["runner"].pk).last_heartbeat_at, 10, "a heartbeat")
 
 
+@pytest.mark.integration
 @requires_redis
 def test_a_worker_killed_mid_job_is_redelivered_and_recorded_once(fleet, tmp_path):
     pid_dir = tmp_path / "pids"
@@ -164,6 +165,7 @@ def test_a_worker_killed_mid_job_is_redelivered_and_recorded_once(fleet, tmp_pat
     assert int(pid_file.read_text()) != pid  # evaluated by a fresh process
 
 
+@pytest.mark.integration
 @requires_redis
 def test_a_draining_runner_finishes_its_job_and_stops(fleet, tmp_path):
     pid_dir = tmp_path / "pids"
@@ -233,6 +235,7 @@ def _reachable(url: str) -> bool:
         return False
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="redis-server is not installed")
 def test_broker_restart_the_worker_reconnects_and_lost_sends_are_resent(
     own_redis, live_server, settings, monkeypatch, tmp_path
@@ -280,3 +283,43 @@ def test_broker_restart_the_worker_reconnects_and_lost_sends_are_resent(
     finally:
         stop_agent(agent)
         print((tmp_path / "agent.log").read_text()[-8000:])  # shown when the test fails
+
+
+def test_the_make_run_path_works_with_the_filesystem_broker(live_server, settings, monkeypatch, tmp_path):
+    """The embedded setup (no broker server): site and runner share a folder. Needs no services."""
+    settings.CELERY_BROKER_URL = "filesystem://"
+    settings.CELERY_BROKER_DIR = tmp_path / "broker"
+    folder = str(tmp_path / "broker" / "out")
+    (tmp_path / "broker" / "out").mkdir(parents=True)
+    site_app = Celery("kgb-site-test", broker="filesystem://")
+    site_app.conf.broker_transport_options = {"data_folder_in": folder, "data_folder_out": folder}
+    monkeypatch.setattr(services, "celery_app", site_app)
+    chip = ChipFactory(slug="cpu", device_type="cpu", timing_meaningful=False)
+    _, token = services.register_runner(chip=chip, name="local-cpu", user=None)
+    (tmp_path / "token").write_text(token)
+    command = [
+        sys.executable,
+        "-m",
+        "evaluator.runner",
+        "--site",
+        live_server.url,
+        "--token-file",
+        str(tmp_path / "token"),
+    ]
+    agent = subprocess.Popen(
+        [*command, "--chip", "cpu", "--fake-harness"],
+        cwd=ROOT,
+        env=write_no_django_sitecustomize(tmp_path),
+        stdout=open(tmp_path / "agent.log", "ab"),  # kept open for the agent's lifetime
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        submission, (job,) = enqueue_new_submission(chip, 1)
+        wait_for(lambda: Evaluation.objects.filter(job=job).exists(), 60, "the job to be recorded")
+        retry_locked(submission.refresh_from_db)
+        assert submission.status == "complete"
+        assert retry_locked(lambda: Evaluation.objects.get(job=job).tier) == "smoke"
+    finally:
+        stop_agent(agent)
+        print((tmp_path / "agent.log").read_text()[-4000:])  # shown when the test fails

@@ -32,6 +32,7 @@ from operators.catalog.vllm13.qgemm import (
     unpack_int4_last,
 )
 from operators.catalog.vllm13.quant import hadacore_transform, scaled_fp8_quant, scaled_int8_quant
+from operators.catalog.vllm13.repack import gptq_shuffle
 from operators.spec import Rng
 
 REPO = Path(__file__).resolve().parents[2]
@@ -249,6 +250,16 @@ def test_awq_packing_and_gemm_match_explicit_dequantisation() -> None:
     a = rng.randn((3, 8), "float16")
     w = torch.stack([(q[k] - z[k // 4]).float() * scales[k // 4].float() for k in range(8)])
     torch.testing.assert_close(awq_gemm(a, qweight, scales, qzeros, 1).float(), a.float() @ w, atol=2e-2, rtol=1e-2)
+
+
+def test_gptq_shuffle_interleaves_even_and_odd_rows() -> None:
+    # one word holding rows 0..7 with values 1..8 (row r in bits 4r..4r+3), act-order perm reversing 8 rows
+    word = sum((r + 1) << (4 * r) for r in range(8))
+    q_weight = torch.tensor([[word]], dtype=torch.int64).to(torch.int32)
+    gptq_shuffle(q_weight, torch.arange(7, -1, -1, dtype=torch.int32), 4)
+    nibbles = [(int(q_weight) >> (4 * i)) & 0xF for i in range(8)]
+    # after the perm row r holds 8 - r; even rows go to nibbles 0-3, odd rows to nibbles 4-7
+    assert nibbles == [8, 6, 4, 2, 7, 5, 3, 1]
 
 
 @pytest.mark.parametrize("name", sorted(UPSTREAM_NAMES))

@@ -104,18 +104,15 @@ GPTQ_SHUFFLE = vllm_spec(
         "perf": [{"shape": [4096, 14336], "bit": 4}],
     },
     fidelity=(
-        "exllama/vLLM csrc/quantization/gptq q_gemm.cu make_sequential + shuffle_4bit_8 as remembered; weights "
-        "from our own GPTQ packer. Upstream's 6 (shape, bit) pairs re-read as (K, N) with a K-long q_perm "
-        "(upstream passes a perm of the packed column count). Exact."
+        "vLLM csrc/quantization/gptq q_gemm.cu (exllama): make_sequential_*bit_kernel takes new row i from old "
+        "row q_perm[i]; shuffle_4bit_8 moves rows 2k to nibble k and rows 2k+1 to nibble 4+k; shuffle_8bit_4 is "
+        "empty (qdq_8.cuh). Weights from our own GPTQ packer; upstream's 6 (shape, bit) pairs re-read as (K, N) "
+        "with a K-long q_perm (upstream passes a perm of the packed column count). Exact."
     ),
     returns=False,
     mutates=("q_weight",),
     checkers=(exact,),
     cost=bytes_cost(),
-    provisional=(
-        "The nibble interleave of shuffle_4bit_8 and the no-op for 8 bits are recalled, not read from vLLM 0.13; "
-        "2- and 3-bit shuffles are not covered."
-    ),
 )
 
 

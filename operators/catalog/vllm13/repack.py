@@ -261,8 +261,9 @@ MARLIN_INT4_FP8_PREPROCESS = vllm_spec(
     checkers=(exact,),
     cost=bytes_cost(),
     provisional=(
-        "The transform is a guess from the op's purpose (int4 -> fp8 conversion trick); vLLM 0.13's kernel may "
-        "also reorder nibbles. Not checked against vLLM."
+        "That the zero point 8 is folded into the codes is established (vLLM calls the op on uint4b8 weights "
+        "before the W4A8-FP8 Marlin GEMM and multiplies the scales by 512); the encoding of the signed result "
+        "(two's complement assumed) and the absence of a nibble reorder are not checked against vLLM."
     ),
 )
 

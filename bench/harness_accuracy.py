@@ -99,7 +99,8 @@ def main() -> None:
     with Harness(device=args.device) as harness:
         for spec in SPECS:
             result = harness.evaluate(spec, Path(SOLUTIONS[spec.id]).read_text(), tier="perf", timeout_s=600)
-            assert result["verdict"] == "correct", (spec.id, result["reason"])
+            if result["verdict"] != "correct":
+                raise SystemExit(f"{spec.id}: {result['verdict']}: {result['reason']}\n{result['stderr_tail']}")
             for case in result["cases"]:
                 ours[f"{spec.id} {case['params']}"] = case["timing"]
         device_name = harness.environment["device_name"]

@@ -28,7 +28,8 @@ def main() -> None:
         with Harness(device=args.device, time_budget_s=args.budget) as harness:  # fresh pool and processes per run
             for spec in SPECS:
                 result = harness.evaluate(spec, Path(SOLUTIONS[spec.id]).read_text(), tier="perf", timeout_s=600)
-                assert result["verdict"] == "correct", (spec.id, result["verdict"], result["reason"])
+                if result["verdict"] != "correct":
+                    raise SystemExit(f"{spec.id}: {result['verdict']}: {result['reason']}\n{result['stderr_tail']}")
                 for case in result["cases"]:
                     key = f"{spec.id} {case['params']}"
                     medians.setdefault(key, []).append(case["timing"]["candidate_median_us"])

@@ -245,11 +245,7 @@ def load_backend(ref: str) -> Any:
 def serve(conn: Any, backend: Any) -> None:
     import pickle
 
-    import torch
-
-    from evaluator.harness import specs, wire
-
-    device = backend.device_type
+    from evaluator.harness import specs
 
     def send(obj: dict[str, Any]) -> None:
         conn.send_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
@@ -284,40 +280,57 @@ def serve(conn: Any, backend: Any) -> None:
 
     while True:
         msg = receive()
-        kind = msg.get("type")
-        if kind == "bye":
-            return
-        if kind == "time":
-            from evaluator.harness import timing
-
-            send(timing.run_in_child(msg, candidate, backend, STATE, send_error=_error_reply))
-            continue
-        inputs = msg["inputs"]
-        _poison(msg.get("poison", []), device)
-        STATE.reset()
-        STATE.ghost = kind == "ghost"
-        started = time.perf_counter()
         try:
-            with torch.no_grad(), candidate.registered():
-                if msg.get("trace", True):
-                    with trace_mode:
-                        out = spec.invoke(candidate.impl(), inputs)
-                else:
-                    out = spec.invoke(candidate.impl(), inputs)
-            backend.synchronize()
-        except BaseException as exc:  # any failure inside the candidate is its runtime error
-            STATE.ghost = False
-            send(_error_reply(_classify(exc), exc))
-            if kind == "ghost":
-                continue
+            if not _handle(msg, candidate, backend, spec, trace_mode, send):
+                return
+        except BaseException as exc:  # a failure of the harness side of this process: report it, then stop
+            send(_error_reply("runtime_error", exc) | {"harness": True})
             return
-        STATE.ghost = False
-        elapsed = time.perf_counter() - started
-        reply = {"type": "result", "calls": STATE.calls, "launches": STATE.launches, "trace": list(STATE.trace),
-                 "elapsed_s": elapsed, "output": wire.encode_value(out)}
-        if not backend.share_tensors_by_ipc() or device == "cpu":
-            reply["inputs_after"] = {k: wire.encode_tensor(v) for k, v in _tensor_items(inputs).items()}
+        finally:
+            del msg  # drop device tensors shared by the parent before waiting for the next message
+
+
+def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_mode: Any, send: Any) -> bool:
+    """Serve one message; False when the child must stop (bye, or the candidate failed)."""
+    import torch
+
+    from evaluator.harness import wire
+
+    device = backend.device_type
+    kind = msg.get("type")
+    if kind == "bye":
+        return False
+    if kind == "time":
+        from evaluator.harness import timing
+
+        reply = timing.run_in_child(msg, candidate, backend, STATE, send_error=_error_reply)
         send(reply)
+        return reply.get("type") != "error"
+    inputs = msg["inputs"]
+    _poison(msg.get("poison", []), device)
+    STATE.reset()
+    STATE.ghost = kind == "ghost"
+    started = time.perf_counter()
+    try:
+        with torch.no_grad(), candidate.registered():
+            if msg.get("trace", True):
+                with trace_mode:
+                    out = spec.invoke(candidate.impl(), inputs)
+            else:
+                out = spec.invoke(candidate.impl(), inputs)
+        backend.synchronize()
+    except BaseException as exc:  # any failure inside the candidate is its runtime error
+        STATE.ghost = False
+        send(_error_reply(_classify(exc), exc))
+        return kind == "ghost"
+    STATE.ghost = False
+    elapsed = time.perf_counter() - started
+    reply = {"type": "result", "calls": STATE.calls, "launches": STATE.launches, "trace": list(STATE.trace),
+             "elapsed_s": elapsed, "output": wire.encode_value(out)}
+    if not backend.share_tensors_by_ipc():
+        reply["inputs_after"] = {k: wire.encode_tensor(v) for k, v in _tensor_items(inputs).items()}
+    send(reply)
+    return True
 
 
 def _preload_catalog() -> None:

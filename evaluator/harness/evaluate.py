@@ -291,6 +291,9 @@ class Attempt:
         if reply.get("type") == "error":
             kind = "compile_error" if reply.get("kind") == "compile_error" else "runtime_error"
             entry.update(passed=False, reason=str(reply.get("message", ""))[:500])
+            if reply.get("harness"):
+                return self.finish(kind, f"harness side of the candidate process failed: {reply.get('message')}\n"
+                                         f"{str(reply.get('traceback', ''))[-1500:]}")
             return self.finish(kind, f"case {index} {case}: {reply.get('message')}")
         if reply.get("type") != "result":
             return self.finish("runtime_error", "the candidate process answered out of protocol")

@@ -258,10 +258,12 @@ def run_in_child(msg: dict[str, Any], candidate: Any, backend: Any, state: Any,
             measured = measure(call, len(sets), backend=backend, device=backend.device_type,
                                l2_bytes=int(msg["l2_bytes"]), restore_pairs=pairs, budget_s=float(msg["budget_s"]))
         backend.synchronize()
+        kept = {str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in
+                measured["kept"].items()}
+        measured.pop("graph", None)
     except BaseException as exc:  # the candidate failed while being timed
         kind = "compile_error" if "CompilationError" in {c.__name__ for c in type(exc).__mro__} else "runtime_error"
         return send_error(kind, exc)
-    kept = {str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in measured["kept"].items()}
     return {"type": "timed", "method": measured["method"], "samples_us": measured["samples_us"],
             "warm_s": measured["warm_s"], "calls": state.calls, "launches": state.launches, "kept": kept,
             "note": measured.get("note", "")}

@@ -106,8 +106,8 @@ ARANGE = aten_spec(
             {"start": 2**40, "end": 2**40 + 1000, "step": 7},
             {"start": 0.0, "end": 1.0, "step": 0.1, "exact": False},
             {"start": -1.5, "end": 2.5, "step": 0.25, "dtype": "float16"},
-            {"start": 0, "end": 70000, "step": 1, "dtype": "float16"},
-            {"start": 0, "end": 4097, "step": 1, "dtype": "bfloat16"},
+            {"start": 0, "end": 60000, "step": 1, "dtype": "float16", "exact": False},
+            {"start": 0, "end": 4097, "step": 1, "dtype": "bfloat16", "exact": False},
         ],
         "perf": [
             {"start": 0, "end": 1 << 24, "step": 1, "dtype": "int64"},
@@ -126,7 +126,9 @@ ARANGE = aten_spec(
         "to 756; device=None builds a CPU tensor the candidate's GPU kernel never sees, and pin_memory does not "
         "change the op, so we keep the 189 that exercise the candidate. The torch call with three positional "
         "scalars is aten.arange.start_step; `default` and `start` appear in the edge tier. Fractional steps are "
-        "compared with the dtype tolerance (the last bit depends on the accumulation precision)."
+        "compared with the dtype tolerance (the last bit depends on the accumulation precision), and so are the "
+        "two edge cases counting past 2048 in fp16/bf16: PyTorch's CPU kernel does not round those to nearest (it "
+        "gives 32768 for fp16 arange element 32785, RNE gives 32800), so the reference bits are platform-dependent."
     ),
     notes="Integer-valued results are exact; in bf16/fp16 large integers round to nearest even.",
 )

@@ -20,7 +20,7 @@ import torch
 from evaluator.harness import policy, wire
 from evaluator.harness.backends import Backend, Peaks
 from evaluator.harness.pool import Child, ChildGone, WarmPool, send_bye
-from evaluator.harness.result import new_result, scrub, secret_strings
+from evaluator.harness.result import jsonable, new_result, scrub, secret_strings
 from evaluator.harness.specs import Locator
 from operators.spec import Comparison, OperatorSpec, Rng
 from operators.tolerance import compare_outputs
@@ -245,7 +245,7 @@ class Attempt:
         failed = 0
         ghost_case: tuple[int, dict[str, Any]] | None = None
         for index, case in enumerate(cases):
-            entry: dict[str, Any] = {"params": case, "passed": True, "max_abs_err": None, "max_rel_err": None,
+            entry: dict[str, Any] = {"params": jsonable(case), "passed": True, "max_abs_err": None, "max_rel_err": None,
                                      "reason": ""}
             self.result["cases"].append(entry)
             for draw in range(draws):
@@ -294,7 +294,7 @@ class Attempt:
             if reply.get("harness"):
                 return self.finish(kind, f"harness side of the candidate process failed: {reply.get('message')}\n"
                                          f"{str(reply.get('traceback', ''))[-1500:]}")
-            return self.finish(kind, f"case {index} {case}: {reply.get('message')}")
+            return self.finish(kind, f"case {index} {jsonable(case)}: {reply.get('message')}")
         if reply.get("type") != "result":
             return self.finish("runtime_error", "the candidate process answered out of protocol")
         out = wire.decode_value(reply.get("output"), self.device)

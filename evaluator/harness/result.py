@@ -40,6 +40,21 @@ def base_environment(backend: Any, chip: str | None) -> dict[str, Any]:
     }
 
 
+def jsonable(value: Any) -> Any:
+    """Case parameters as plain JSON: complex numbers become [real, imag], tuples lists, the rest str."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else str(value)
+    if isinstance(value, complex):
+        return [value.real, value.imag]
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    return str(value)
+
+
 def secret_strings() -> list[str]:
     """Values from the parent's environment that must never appear in a result."""
     return [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 6]

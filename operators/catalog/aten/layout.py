@@ -393,6 +393,7 @@ T = aten_spec(
         "smoke": [
             {"shape": [3, 33], "dtype": "float32"},
             {"shape": [5, 7], "dtype": "bfloat16", "layout": "transposed"},
+            {"shape": [6, 6], "dtype": "float16"},
         ],
         "full": product(
             shape=[[2, 3], [128, 256], [512, 512]], dtype=FLOAT_DTYPES, layout=["contiguous", "transposed"]

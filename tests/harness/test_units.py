@@ -1,0 +1,154 @@
+"""Fast unit tests (no candidate process): static policy, wire format, signing, bundles, CLI usage."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from evaluator.harness import policy, signing, wire
+from evaluator.harness.bundle import BundleError, run_bundle
+from evaluator.harness.pool import REPO_ROOT
+from tests.harness.conftest import SOLUTIONS, read
+
+
+def findings(source: str, kind: str = "aten") -> list[str]:
+    return [f.detail for f in policy.check_source(source, kind)]
+
+
+@pytest.mark.parametrize("path", sorted(SOLUTIONS.glob("*.py")), ids=lambda p: p.name)
+def test_policy_accepts_the_correct_solutions(path):
+    assert policy.check_source(read(path), path.name.split("__")[0]) == []
+
+
+@pytest.mark.parametrize(("snippet", "needle"), [
+    ("import torch\nx = torch.matmul", "torch.matmul"),
+    ("import torch as t\nx = t.nn.functional.relu", "torch.nn.functional.relu"),
+    ("from torch import sum as s\n", "torch.sum"),
+    ("import torch\nf = getattr(torch, 'mat' + 'mul')", "getattr()"),
+    ("import torch\ntorch.ops.aten.add.Tensor", "torch.ops"),
+    ("_CACHE = {}", "module-level mutable state"),
+    ("cache: dict = dict()", "module-level mutable state"),
+    ("def f(x, memo={}):\n    return x", "mutable default"),
+    ("import functools\n@functools.lru_cache\ndef f(x):\n    return x", "caches results"),
+    ("def f(t):\n    return t.data_ptr()", ".data_ptr"),
+    ("def f(t):\n    return t.untyped_storage()", ".untyped_storage"),
+    ("exec('1')", "exec()"),
+    ("import os", "'os'"),
+    ("import importlib", "'importlib'"),
+    ("import threading", "'threading'"),
+    ("import triton\ntriton.runtime.build.os.system('x')", ".os"),
+    ("import torch\ntorch.add = None", "monkeypatching"),
+    ("import torch\nclass L(torch.Tensor):\n    pass", "subclasses"),
+    ("def f():\n    global X", "'global'"),
+    ("x = __builtins__", "__builtins__"),
+])
+def test_policy_flags(snippet, needle):
+    assert any(needle in detail for detail in findings(snippet)), findings(snippet)
+
+
+def test_policy_source_blacklists():
+    assert findings("import vllm", "vllm13")
+    assert findings("import cupy", "cublas")
+    assert findings("import ctypes", "cublas")
+    assert findings("import torch\nx = torch.empty(3)\ny = torch.float16", "aten") == []
+
+
+def test_policy_syntax_error_raises():
+    with pytest.raises(SyntaxError):
+        policy.check_source("def (", "aten")
+
+
+def test_wire_roundtrip_plain_tensor():
+    t = torch.arange(12, dtype=torch.float32).view(3, 4).t()  # transposed: dense, not contiguous
+    back = wire.decode_value(pickle.loads(pickle.dumps(wire.encode_value((t, 3, None)))), "cpu")
+    assert isinstance(back, tuple) and back[1] == 3 and back[2] is None
+    assert torch.equal(back[0], t) and back[0].stride() == t.stride()
+
+
+def test_wire_rejects_subclass_and_overlap():
+    class Sub(torch.Tensor):
+        pass
+
+    sub = torch.zeros(3).as_subclass(Sub)
+    assert isinstance(wire.decode_value(wire.encode_value(sub), "cpu"), wire.RejectedTensor)
+    overlapping = torch.zeros(1).expand(5)
+    assert isinstance(wire.decode_value(wire.encode_value(overlapping), "cpu"), wire.RejectedTensor)
+
+
+def test_wire_refuses_code_in_child_pickles():
+    evil = pickle.dumps(subprocess.Popen)  # any global
+    with pytest.raises(pickle.UnpicklingError):
+        wire.loads_from_child(evil)
+    assert wire.loads_from_child(pickle.dumps({"a": [1, 2.0, 3j, b"x"]})) == {"a": [1, 2.0, 3j, b"x"]}
+
+
+def test_wire_rejects_out_of_bounds_metadata():
+    blob = wire.encode_tensor(torch.zeros(4))
+    blob["shape"] = [100]
+    with pytest.raises(wire.MalformedOutput):
+        wire.decode_tensor(blob, "cpu")
+
+
+def test_signing_roundtrip_and_tamper():
+    token = "kgbr_abc123_s3cr3t"
+    results = [{"job_id": "1", "result": {"verdict": "correct"}}]
+    signature = signing.sign_results(results, token)
+    assert signature["token_id"] == "abc123"
+    key = hashlib.sha256(token.encode()).hexdigest().encode()
+    assert signing.verify_results(results, signature, key=key)
+    results[0]["result"]["verdict"] = "incorrect"
+    assert not signing.verify_results(results, signature, key=key)
+    with pytest.raises(signing.TokenFormatError):
+        signing.token_id("nope")
+
+
+def test_bundle_rejects_wrong_schema():
+    with pytest.raises(BundleError):
+        run_bundle({"schema": "other"}, device="cpu")
+
+
+def test_bundle_marks_bad_jobs_and_signs(monkeypatch):
+    monkeypatch.setenv("KGB_RUNNER_TOKEN", "kgbr_tok9_zzzsecret")
+    source = "import triton\n"
+    jobs = {"schema": "kgb.jobs/1", "chip": "cpu", "jobs": [
+        {"job_id": "bad-sha", "operator": "aten::add", "tier": "smoke", "seed": None, "secret_seed": False,
+         "timeout_s": 10, "solution": {"file_name": "aten__add.py", "source": source, "sha256": "00"}},
+        {"job_id": "bad-tier", "operator": "aten::add", "tier": "nope", "seed": None, "secret_seed": False,
+         "timeout_s": 10, "solution": {"file_name": "aten__add.py", "source": source,
+                                       "sha256": hashlib.sha256(source.encode()).hexdigest()}},
+    ]}
+    out = run_bundle(jobs, device="cpu")
+    assert out["schema"] == "kgb.results/1"
+    assert [r["result"]["verdict"] for r in out["results"]] == ["runtime_error", "runtime_error"]
+    assert out["results"][0]["result"]["reason"].startswith("bundle: solution sha256")
+    key = hashlib.sha256(b"kgbr_tok9_zzzsecret").hexdigest().encode()
+    assert out["signature"]["token_id"] == "tok9"
+    assert signing.verify_results(out["results"], out["signature"], key=key)
+    assert "zzzsecret" not in json.dumps(out)
+
+
+def test_cli_usage_errors_exit_2(tmp_path):
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "evaluator", *args], capture_output=True, text=True,
+                              cwd=REPO_ROOT, timeout=120)
+
+    assert cli("check", "--operator", "aten::add").returncode == 2  # --solution missing
+    assert cli("check", "--operator", "aten::add", "--solution", str(tmp_path / "none.py")).returncode == 2
+    missing = cli("check", "--operator", "aten::no_such_op", "--solution", str(SOLUTIONS / "aten__add.py"))
+    assert missing.returncode == 2 and "unknown operator" in missing.stderr
+
+
+def test_cli_prints_one_json_verdict_and_exits_0():
+    proc = subprocess.run([sys.executable, "-m", "evaluator", "check", "--operator", "aten::add", "--solution",
+                           "tests/harness/adversarial/return_input.py", "--device", "cpu", "--json"],
+                          capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads(proc.stdout)  # exactly one JSON document on stdout
+    assert result["schema"] == "kgb.result/1" and result["operator"] == "aten::add"
+    assert result["tier"] == "smoke" and result["verdict"] == "incorrect"

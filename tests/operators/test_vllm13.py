@@ -71,7 +71,8 @@ UPSTREAM_FULL_COUNTS = {
 
 SOLVED = ["rms_norm", "fused_add_rms_norm", "rotary_embedding", "moe_sum", "merge_attn_states", "reshape_and_cache",
           "topk_softmax", "moe_align_block_size", "scaled_int8_quant", "scaled_fp8_quant", "paged_attention_v1",
-          "permute_cols"]
+          "permute_cols", "shuffle_rows", "apply_repetition_penalties_cuda", "reshape_and_cache_flash",
+          "concat_and_cache_mla"]
 
 SPECS = {s.name: s for s in registry.all_specs("vllm13")}
 

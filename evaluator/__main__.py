@@ -15,17 +15,19 @@ import json
 import sys
 from pathlib import Path
 
-DEVICES = ("cpu", "cuda", "npu", "musa", "xpu", "mlu")
 TIERS = ("smoke", "full", "edge", "perf")
 
 
 def _parser() -> argparse.ArgumentParser:
+    from evaluator.harness.backends import known_device_types
+
+    devices = known_device_types()
     parser = argparse.ArgumentParser(prog="python -m evaluator", description="KernelGenBench evaluator harness")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="evaluate one solution file")
     check.add_argument("--operator", required=True, help="operator id, e.g. aten::add")
     check.add_argument("--solution", required=True, help="the solution .py file")
-    check.add_argument("--device", choices=DEVICES, help="default: the accelerator if present, else cpu")
+    check.add_argument("--device", choices=devices, help="default: the accelerator if present, else cpu")
     check.add_argument("--tier", choices=TIERS, help="default: smoke on cpu, full elsewhere")
     check.add_argument("--seed", type=int, help="base seed for the inputs (default 0, or random with --secret-seed)")
     check.add_argument("--secret-seed", action="store_true", help="held-out run: the seed never appears in output")
@@ -40,7 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     run = bundle_sub.add_parser("run", help="evaluate every job of a bundle")
     run.add_argument("jobs", help="JOBS.json (schema kgb.jobs/1)")
     run.add_argument("--out", required=True, help="RESULTS.json to write (schema kgb.results/1)")
-    run.add_argument("--device", choices=DEVICES)
+    run.add_argument("--device", choices=devices)
     run.add_argument("--workers", type=int, default=1, help="warm candidate processes kept ready")
     run.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
     return parser

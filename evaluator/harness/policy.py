@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from evaluator.harness.backends import allowed_torch_api_all
+from evaluator.harness.backends import allowed_torch_api_all, banned_attributes_all
 
 # upstream ALLOWED_TORCH_API (research/upstream_kgb.md §5.1), device entries come from the backends
 ALLOWED_TORCH_API = {
@@ -51,7 +51,7 @@ BANNED_ATTRIBUTES = {
     "f_back", "f_globals", "f_locals", "f_builtins", "gi_frame", "tb_frame", "cr_frame", "_getframe",
     "os", "sys", "subprocess", "ctypes", "socket", "gc", "inspect", "builtins", "importlib", "signal", "threading",
     "multiprocessing", "_thread", "environ", "system", "popen", "fork",
-    "record_stream", "Stream", "Event", "CUDAGraph", "graph", "set_stream",
+    "record_stream", "Stream", "Event", "graph", "set_stream",
 }
 CACHE_DECORATORS = {"functools.cache", "functools.lru_cache", "functools.cached_property"}
 MUTABLE_FACTORIES = {"dict", "list", "set", "collections.defaultdict", "collections.OrderedDict",
@@ -74,6 +74,7 @@ class _Checker(ast.NodeVisitor):
         self.aliases: dict[str, str] = {}  # local name -> dotted module path
         self.findings: list[StaticFinding] = []
         self.depth = 0  # 0 = module level
+        self.device_banned = banned_attributes_all()
 
     def flag(self, node: ast.AST, detail: str) -> None:
         self.findings.append(StaticFinding(getattr(node, "lineno", 0), detail))
@@ -135,7 +136,7 @@ class _Checker(ast.NodeVisitor):
         self.flag(node, f"{name} is not an allowed torch API (allocation, dtypes and device queries only)")
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr in BANNED_ATTRIBUTES:
+        if node.attr in BANNED_ATTRIBUTES or node.attr in self.device_banned:
             self.flag(node, f"attribute .{node.attr} is not allowed")
         name = self.dotted(node)
         if name is not None:

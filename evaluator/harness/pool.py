@@ -27,8 +27,7 @@ from evaluator.harness import wire
 from evaluator.harness.backends import Backend
 
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "TERM")
-TRITON_ENV_KEEP = ("TRITON_PTXAS_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH", "TRITON_LIBCUDA_PATH",
-                   "TRITON_HIP_LLD_PATH", "TRITON_F32_DEFAULT", "TRITON_DEFAULT_FP_FUSION")
+TRITON_ENV_KEEP = ("TRITON_F32_DEFAULT", "TRITON_DEFAULT_FP_FUSION")  # device toolchain paths come from the backend
 REPO_ROOT = str(Path(__file__).resolve().parents[2])
 READY_TIMEOUT_S = 180.0
 NOBODY = 65534

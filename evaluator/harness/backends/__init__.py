@@ -36,6 +36,8 @@ class Backend:
     supports_timing: bool = False
     # torch.<device module> calls a solution may make (extends the upstream ALLOWED_TORCH_API list)
     allowed_torch_api: tuple[str, ...] = ()
+    # device-specific attributes a solution may not touch (graph capture, stream tricks)
+    banned_attributes: tuple[str, ...] = ()
     # environment variables the candidate process keeps (device visibility and the like)
     env_allowlist: tuple[str, ...] = ()
 
@@ -139,6 +141,13 @@ def allowed_torch_api_all() -> set[str]:
     names: set[str] = set()
     for factory in _REGISTRY.values():
         names.update(factory().allowed_torch_api)
+    return names
+
+
+def banned_attributes_all() -> set[str]:
+    names: set[str] = set()
+    for factory in _REGISTRY.values():
+        names.update(factory().banned_attributes)
     return names
 
 

@@ -39,7 +39,8 @@ class CudaBackend(Backend):
     env_allowlist = ("CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "HIP_VISIBLE_DEVICES",
                      "ROCR_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
                      "LD_LIBRARY_PATH", "TRITON_PTXAS_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH",
-                     "TRITON_LIBCUDA_PATH")
+                     "TRITON_LIBCUDA_PATH", "TRITON_HIP_LLD_PATH")
+    banned_attributes = ("CUDAGraph", "ExternalStream", "_sleep")
     allowed_torch_api = ("torch.cuda.current_device", "torch.cuda.synchronize", "torch.cuda.device_count",
                          "torch.cuda.get_device_name", "torch.cuda.get_device_capability", "torch.cuda.is_available",
                          "torch.cuda.device", "torch._C._cuda_getDeviceCount", "torch.cuda.get_device_properties",
@@ -81,9 +82,26 @@ class CudaBackend(Backend):
         return torch.cuda.CUDAGraph()
 
     def graph_context(self, graph):
+        """Capture on a side stream without torch.cuda.graph's gc.collect()/empty_cache(): both
+        processes hold tensors shared by CUDA IPC, whose blocks the cache must not reshuffle."""
+        import contextlib
+
         import torch
 
-        return torch.cuda.graph(graph)
+        @contextlib.contextmanager
+        def capture():
+            torch.cuda.synchronize()
+            stream = torch.cuda.Stream()
+            stream.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(stream):
+                graph.capture_begin()
+                try:
+                    yield graph
+                finally:
+                    graph.capture_end()
+            torch.cuda.current_stream().wait_stream(stream)
+
+        return capture()
 
     graph_method = "cuda_graph"
 

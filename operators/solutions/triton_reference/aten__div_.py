@@ -137,7 +137,11 @@ def _div__kernel(a, b, out_ptr, n, s1, s2, s3, s4, s5, a0, a1, a2, a3, a4, a5, b
         o_off = offs
     else:
         o_off = _strided_offset(offs, s1, s2, s3, s4, s5, o0, o1, o2, o3, o4, o5)
-    q = tl.div_rn(x, z)
+    # IEEE division (the default fp32 division on GPUs is approximate); fp64 divides exactly anyway
+    if COMPUTE == tl.float64:
+        q = x / z
+    else:
+        q = tl.div_rn(x, z)
     if ROUNDING == 1:
         y = tl.where(q < 0, tl.ceil(q), tl.floor(q))
     elif ROUNDING == 2:

@@ -146,6 +146,7 @@ class ClaimApi(RunnerAPIView):
 class ResultApi(RunnerAPIView):
     @extend_schema(request=ResultInput, responses={200: ResultOutput, 201: ResultOutput, **ERRORS}, tags=["runner"])
     def post(self, request: Request, job_id) -> Response:
+        services.check_job_access(runner=request.auth, job_id=job_id)
         body = request.data
         result = body.get("result", body) if isinstance(body, dict) else body
         result = validate_result(result)
@@ -164,6 +165,7 @@ class ResultApi(RunnerAPIView):
 class FailApi(RunnerAPIView):
     @extend_schema(request=FailInput, responses={200: FailOutput, **ERRORS}, tags=["runner"])
     def post(self, request: Request, job_id) -> Response:
+        services.check_job_access(runner=request.auth, job_id=job_id)
         data = FailInput(data=request.data)
         data.is_valid(raise_exception=True)
         job = services.fail_job(runner=request.auth, job_id=job_id, error=data.validated_data["error"])

@@ -300,6 +300,16 @@ def _locked_job(job_id, runner: Runner) -> EvaluationJob:
     return job
 
 
+def check_job_access(*, runner: Runner, job_id) -> None:
+    """404 or 403 before anything else is looked at (a runner learns nothing about other chips' jobs
+    from validation messages)."""
+    chip_id = EvaluationJob.objects.filter(pk=job_id).values_list("chip_id", flat=True).first()
+    if chip_id is None:
+        raise JobNotFound(f"no job {job_id}")
+    if chip_id != runner.chip_id:
+        raise JobForbidden(f"job {job_id} is for another chip than this runner's ({runner.chip.slug})")
+
+
 def _release_runner(runner: Runner, job: EvaluationJob) -> None:
     Runner.objects.filter(pk=runner.pk, current_job=job).update(current_job=None)
 

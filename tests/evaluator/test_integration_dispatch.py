@@ -30,6 +30,7 @@ from tests.factories import ChipFactory, SubmissionFactory, UserFactory
 
 REDIS_URL = os.environ.get("KGB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
+
 def _redis_reachable() -> bool:
     try:
         with Connection(REDIS_URL, connect_timeout=1) as connection:

@@ -315,3 +315,11 @@ def test_disabling_a_runner_keeps_its_recorded_results(runner, token, job, staff
     services.disable_runner(runner=runner, user=staff)
     assert Runner.objects.get(pk=runner.pk).state == RunnerState.DISABLED
     assert Evaluation.objects.filter(job=job).exists()
+
+
+def test_another_chips_runner_gets_403_before_any_validation(job, staff):
+    _, other_token = services.register_runner(chip=ChipFactory(slug="mi300x"), name="amd-box", user=staff)
+    assert api(other_token).post(url(job, "result"), {"result": {"verdict": 3}}, format="json").status_code == 403
+    assert api(other_token).post(url(job, "fail"), {"error": ""}, format="json").status_code == 403
+    missing = "/api/runner/jobs/00000000-0000-0000-0000-000000000000/result"
+    assert api(other_token).post(missing, {"result": {}}, format="json").status_code == 404

@@ -1,5 +1,6 @@
 """The runner agent runs without Django: checked in a fresh interpreter that refuses to import it."""
 
+import json
 import os
 import subprocess
 import sys
@@ -215,3 +216,36 @@ def test_a_result_that_cannot_be_delivered_goes_back_to_the_queue(worker_module,
     with pytest.raises(Reject) as rejected:
         worker_module.evaluate_task(None, "j1")
     assert rejected.value.requeue is True
+
+
+def test_one_worker_per_gpu_each_pinned_and_the_token_only_on_stdin(monkeypatch, tmp_path):
+    from evaluator.runner import agent as agent_module
+
+    started = []
+
+    class RecordingPopen:
+        def __init__(self, argv, stdin=None, env=None, **kwargs):
+            self.argv, self.env, self.pid = argv, env, 12345
+            self.stdin = self
+            self.written = ""
+            started.append(self)
+
+        def write(self, text):
+            self.written += text
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(agent_module.subprocess, "Popen", RecordingPopen)
+    monkeypatch.setenv("KGB_RUNNER_TOKEN", "kgbr_12345678_" + "t" * 43)
+    args = parse_args(["--site", "http://site", "--gpus", "0,3"])
+    config = {"runner": "box", "chip": "h200", "device_type": "cuda", "queue": "chip.h200"}
+    for gpu in ("0", "3"):
+        agent_module._start_worker(args, "kgbr_12345678_" + "t" * 43, config, gpu)
+    assert [worker.env["CUDA_VISIBLE_DEVICES"] for worker in started] == ["0", "3"]
+    for worker in started:
+        settings = json.loads(worker.written)
+        assert settings["token"].startswith("kgbr_12345678_") and settings["concurrency"] == 1
+        assert "kgbr_" not in " ".join(worker.argv)
+        assert not any("kgbr_" in value for value in worker.env.values())
+        assert "TRITON_INTERPRET" not in worker.env

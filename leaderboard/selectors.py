@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
 from django.conf import settings
-from django.db.models import Count, Max, Q, QuerySet, Sum
+from django.db.models import Count, Max, Q, QuerySet
 
 from evaluator.models import Chip, Evaluation, EvaluationJob, JobState
 from leaderboard import metrics
@@ -167,7 +167,7 @@ def _entry_queryset(filters: LeaderboardFilters, viewer, *, operator_sets: list[
 
 
 def _operator_sets(source: str) -> list[str]:
-    return [s.value for s in SOURCE_SETS] if source in ("", "all") else [source]
+    return [OperatorSet.ALL.value] if source in ("", "all") else [source]
 
 
 def _price(value) -> float | None:
@@ -250,10 +250,10 @@ GROUP_FIELDS = (
 )
 
 
-def _aggregate(entries: QuerySet[LeaderboardEntry], extra_group: tuple[str, ...] = ()) -> list[dict]:
-    sums = {name: Sum(name) for name in SUM_FIELDS}
-    sums["max_samples"] = Max("max_samples")
-    return list(entries.values(*GROUP_FIELDS, *extra_group).annotate(**sums).order_by())
+def _rows_values(entries: QuerySet[LeaderboardEntry], extra: tuple[str, ...] = ()) -> list[dict]:
+    """Entries with their submission, model, scaffold and chip fields: one row each, no grouping needed because
+    every (submission, chip, operator set) has its own precomputed entry."""
+    return list(entries.values(*GROUP_FIELDS, *SUM_FIELDS, "max_samples", *extra).order_by())
 
 
 def _sort(rows: list, key: str, desc: bool) -> list:
@@ -277,7 +277,7 @@ def leaderboard_rows(*, filters: LeaderboardFilters, viewer=None) -> list[Leader
     Preliminary rows (too few evaluated operators) sort below complete ones so they never take first place.
     """
     entries = _entry_queryset(filters, viewer, operator_sets=_operator_sets(filters.source))
-    rows = [_row_from_sums(values) for values in _aggregate(entries)]
+    rows = [_row_from_sums(values) for values in _rows_values(entries)]
     if not filters.preliminary:
         rows = [r for r in rows if not r.preliminary]
     if filters.held_out:
@@ -291,7 +291,7 @@ def leaderboard_rows(*, filters: LeaderboardFilters, viewer=None) -> list[Leader
 def submission_rows(*, submission_id) -> list[LeaderboardRow]:
     """The submission's leaderboard rows (one per chip, all sources); the caller checked visibility."""
     entries = LeaderboardEntry.objects.filter(submission_id=submission_id, operator_set__in=_operator_sets("all"))
-    return [_row_from_sums(values) for values in _aggregate(entries)]
+    return [_row_from_sums(values) for values in _rows_values(entries)]
 
 
 def mark_pareto(rows: list[LeaderboardRow]) -> None:
@@ -377,7 +377,7 @@ def _rows_by(
 ) -> dict[str, list[LeaderboardRow]]:
     entries = _entry_queryset(filters, viewer, operator_sets=operator_sets)
     by_column: dict[str, list[LeaderboardRow]] = defaultdict(list)
-    for values in _aggregate(entries, extra_group=("operator_set",)):
+    for values in _rows_values(entries, extra=("operator_set",)):
         row = _row_from_sums(values)
         by_column[values[column_field]].append(row)
     return by_column
@@ -606,7 +606,9 @@ def speedup_distributions(*, rows: list[LeaderboardRow], source: str, limit: int
     top = [r for r in rows if r.speedup is not None][:limit]
     if not top:
         return []
-    sources = _operator_sets(source) if source != OperatorSet.MC else ["aten"]
+    sources = (
+        [s.value for s in SOURCE_SETS] if source in ("", "all") else [source if source != OperatorSet.MC else "aten"]
+    )
     query = Q()
     for r in top:
         query |= Q(attempt__submission_id=r.submission_id, chip__slug=r.chip)

@@ -108,7 +108,7 @@ def refresh_leaderboard_entries(*, submission_id) -> int:
         "operator_id", "prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens", "wall_time_s"
     ):
         source, mc = operators[op_id]
-        for op_set in (source, OperatorSet.MC) if mc else (source,):
+        for op_set in (OperatorSet.ALL, source, OperatorSet.MC) if mc else (OperatorSet.ALL, source):
             bucket = tokens[op_set]
             bucket["prompt_tokens"] += p
             bucket["completion_tokens"] += c
@@ -125,7 +125,11 @@ def refresh_leaderboard_entries(*, submission_id) -> int:
                 outcome
                 for (c_id, op_id), outcome in outcomes.items()
                 if c_id == chip_id
-                and (operators[op_id][0] == op_set or (op_set == OperatorSet.MC and operators[op_id][1]))
+                and (
+                    op_set == OperatorSet.ALL
+                    or operators[op_id][0] == op_set
+                    or (op_set == OperatorSet.MC and operators[op_id][1])
+                )
             ]
             totals = metrics.totals_from_outcomes(in_set, operators_attempted=len(attempted[op_set]))
             bucket = tokens[op_set]

@@ -164,7 +164,10 @@ def test_entries_are_idempotent_and_cover_every_set(board):
     after = list(LeaderboardEntry.objects.filter(submission=board.main).order_by("chip", "operator_set").values())
     strip = [{k: v for k, v in e.items() if k not in ("id", "updated_at")} for e in before]
     assert strip == [{k: v for k, v in e.items() if k not in ("id", "updated_at")} for e in after]
-    assert {e["operator_set"] for e in after} == {"aten", "vllm13", "cublas", "mc"}
+    assert {e["operator_set"] for e in after} == {"all", "aten", "vllm13", "cublas", "mc"}
+    by_set = {e["operator_set"]: e for e in after}
+    for field in ("operators_evaluated", "operators_correct", "speedup_count", "prompt_tokens"):
+        assert by_set["all"][field] == sum(by_set[s][field] for s in ("aten", "vllm13", "cublas"))
     mc = next(e for e in after if e["operator_set"] == "mc")
     assert math.exp(mc["speedup_log_sum"] / mc["speedup_count"]) == pytest.approx(1.0)
 

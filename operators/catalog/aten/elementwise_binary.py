@@ -16,12 +16,12 @@ from typing import Any
 import torch
 
 from operators.catalog.aten.elementwise_support import (
-    FLOAT64_FIDELITY,
+    OPMATH_FIDELITY,
     Draw,
     build_tensor,
     elementwise_spec,
-    float64_reference,
     mutated,
+    opmath_reference,
     out_buffer,
     randn,
     small_integers,
@@ -145,14 +145,14 @@ def _add_like(op: str, *, sign: str, inplace: bool, upstream: int) -> OperatorSp
                      + ", elementwise with broadcasting and type promotion; `self` or `other` may be a Python "
                      "number."),
         invoke=_add_like_invoke(op), make_inputs=binary_inputs(randn(), alpha=1.0), cases=cases, flops=2,
-        mutates=("self",) if inplace else (), reference=float64_reference(_add_like_invoke(op), inplace=inplace),
+        mutates=("self",) if inplace else (), reference=opmath_reference(_add_like_invoke(op), inplace=inplace),
         notes=(f"Upstream calls torch.{base}(a, b, alpha=...), which reaches {op}.Tensor even when a or b is a "
                "Python float: the wrapper must accept a Python number (or a 0-d wrapped-number tensor, possibly on "
                "the CPU) for either operand. The result dtype follows torch type promotion (a Python float does "
                "not promote fp16/bf16 tensors). Compute in fp32 for fp16/bf16 (alpha and the scalar in fp32)."
                + (" In place: write into `self` (which may be non-contiguous) and return `self`; `other` broadcasts "
                   "to self's shape." if inplace else "")),
-        fidelity=BINARY_FIDELITY + FLOAT64_FIDELITY + f" Full tier: {ours} cases = upstream's {upstream}"
+        fidelity=BINARY_FIDELITY + OPMATH_FIDELITY + f" Full tier: {ours} cases = upstream's {upstream}"
                  + ("." if ours == upstream else f" minus {upstream - ours} scalar-scalar cases that never reach a "
                                                    "device kernel."),
     )
@@ -271,12 +271,12 @@ def _rsub_spec() -> OperatorSpec:
         op="rsub", overloads=["Tensor", "Scalar", "Tensor_out", "Scalar_out"],
         description="rsub(self, other, alpha) = other - alpha * self (reversed subtraction), elementwise with "
                     "broadcasting; `other` is a tensor (rsub.Tensor) or a number (rsub.Scalar).",
-        invoke=_rsub_invoke, make_inputs=binary_inputs(randn(), alpha=1.0), reference=float64_reference(_rsub_invoke),
+        invoke=_rsub_invoke, make_inputs=binary_inputs(randn(), alpha=1.0), reference=opmath_reference(_rsub_invoke),
         cases={
             "smoke": smoke, "full": full, "edge": edge, "perf": _perf(alpha=1.0)}, flops=2,
         notes="Note the order: the result is other - alpha * self. rsub.Scalar takes alpha positionally; the _out "
               "overloads write into `out` and return it. Compute in fp32 for fp16/bf16.",
-        fidelity=BINARY_FIDELITY + FLOAT64_FIDELITY + " Full tier: 144 cases as upstream (Tensor, Scalar, Tensor_out, Scalar_out).",
+        fidelity=BINARY_FIDELITY + OPMATH_FIDELITY + " Full tier: 144 cases as upstream (Tensor, Scalar, Tensor_out, Scalar_out).",
     )
 
 

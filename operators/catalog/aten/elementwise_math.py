@@ -15,12 +15,12 @@ import torch
 
 from operators.catalog.aten.elementwise_support import (
     EDGE_SIZES,
-    FLOAT64_FIDELITY,
+    OPMATH_FIDELITY,
     UNARY_FIDELITY,
     Draw,
     build_tensor,
     elementwise_spec,
-    float64_reference,
+    opmath_reference,
     out_buffer,
     randn,
     unary_cases,
@@ -114,7 +114,7 @@ def _polygamma_spec() -> OperatorSpec:
         notes="The order n comes first: polygamma(int n, Tensor self). Inputs lie in [0.5, 4.5]; n is 0, 1, 2 "
               "(edge also 3). psi^(n)(x) = (-1)^(n+1) n! * sum_k 1/(x+k)^(n+1) for n >= 1; use the recurrence "
               "to move x above ~6 and an asymptotic series there. Output dtype = input dtype.",
-        fidelity=_fidelity(54, len(cases["full"]), FLOAT64_FIDELITY.strip() + " Inputs as upstream: U(0.5, 4.5) (drawn in fp32, then cast)."),
+        fidelity=_fidelity(54, len(cases["full"]), "Inputs as upstream: U(0.5, 4.5) (drawn in fp32, then cast)."),
     )
 
 
@@ -152,11 +152,14 @@ def _logit_spec() -> OperatorSpec:
         description="logit(x, eps) = log(z / (1 - z)) with z = clamp(x, eps, 1 - eps) when eps is given, "
                     "z = x otherwise; elementwise.",
         invoke=unary_invoke("logit", "eps"), make_inputs=_logit_inputs, cases=cases, flops=4,
-        reference=float64_reference(unary_invoke("logit", "eps")),
+        reference=opmath_reference(unary_invoke("logit", "eps")),
         notes="eps is an optional float (None means no clamp; then x = 0 gives -inf, x = 1 gives +inf, x outside "
               "[0, 1] gives NaN). With eps cases the first two inputs are exactly 0 and 1. Compute in fp32 for "
               "fp16/bf16 and round once.",
-        fidelity=_fidelity(54, len(cases["full"]), FLOAT64_FIDELITY.strip() + " Inputs as upstream: U(0.001, 0.999) without eps; U(0, 1) with "
+        fidelity=_fidelity(54, len(cases["full"]), OPMATH_FIDELITY.strip() + " Exception to the float64 check: "
+                                                 "x = 1 clamped to 1 - eps in fp32 (as both PyTorch kernels do) is 1e-3 "
+                                                 "relative from the float64 value, so eps cases are compared with the "
+                                                 "fp32 evaluation only. Inputs as upstream: U(0.001, 0.999) without eps; U(0, 1) with "
                                                  "exact 0 and 1 planted when eps is set."),
     )
 

@@ -29,7 +29,7 @@ from evaluator.harness.backends import Backend
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "TERM")
 TRITON_ENV_KEEP = ("TRITON_F32_DEFAULT", "TRITON_DEFAULT_FP_FUSION")  # device toolchain paths come from the backend
 REPO_ROOT = str(Path(__file__).resolve().parents[2])
-READY_TIMEOUT_S = 180.0
+READY_TIMEOUT_S = 600.0  # a loaded CI machine can take minutes to import torch and triton
 NOBODY = 65534
 
 
@@ -210,11 +210,12 @@ class WarmPool:
         self.refill()
         try:
             child.wait_ready()
-        except Exception:
+        except Exception as exc:
             tail = child.output_tail()
             child.kill()
             if not self.drop_privileges:
-                raise RuntimeError(f"candidate process failed to start\n{tail[-2000:]}") from None
+                why = exc.reason if isinstance(exc, ChildGone) else f"{type(exc).__name__}: {exc}"
+                raise RuntimeError(f"candidate process failed to start ({why})\n{tail[-2000:]}") from None
             # the device may refuse an unprivileged user: keep root (recorded in the result's isolation)
             with self.lock:
                 self.drop_privileges = False

@@ -14,7 +14,7 @@ ADVERSARIAL = HERE / "adversarial"
 
 @pytest.fixture(scope="session")
 def harness() -> Iterator[Harness]:
-    with Harness(device="cpu", pool_size=2) as h:
+    with Harness(device="cpu", pool_size=1) as h:
         yield h
 
 

@@ -1,7 +1,7 @@
 """Negative controls over the real catalog: zeros, empty, constant and input-copy solutions (with
 every entrypoint defined) must never be ranked correct on the smoke tier, unless the spec's
 constant_output_ok explains why such an output is right. By default a deterministic sample of
-KGB_DEGENERATE_SAMPLE operators (8) runs, four attempts each through one warm pool; `-m slow`
+KGB_DEGENERATE_SAMPLE operators (4) runs, four attempts each through one warm pool; `-m slow`
 sweeps the whole catalog."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from evaluator.harness.bundle import run_bundle
 from operators import registry
 from tests.harness.degenerate import BODIES, degenerate_source
 
-SAMPLE = int(os.environ.get("KGB_DEGENERATE_SAMPLE", "8"))
+SAMPLE = int(os.environ.get("KGB_DEGENERATE_SAMPLE", "4"))
 
 
 def _sample(specs: list) -> list:

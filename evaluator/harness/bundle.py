@@ -85,6 +85,8 @@ def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int 
                                               file_name=job["solution"].get("file_name") or None)
                 except (KeyError, HarnessError, ValueError) as exc:
                     result = _bundle_error(job, tier, f"{type(exc).__name__}: {exc}", environment)
+                except Exception as exc:  # a harness failure on one job must not lose the others
+                    result = _bundle_error(job, tier, f"harness failure: {type(exc).__name__}: {exc}", environment)
             else:
                 result = _bundle_error(job if isinstance(job, dict) else {}, str(tier), problem, environment)
             done += 1

@@ -96,10 +96,13 @@ def compare(spec: OperatorSpec, out: Any, ref: Any, case: dict[str, Any], inputs
     reason = rejected_reason(out)
     if reason:
         return Comparison(False, reason=reason)
-    if spec.compare is not None:
-        return spec.compare(out, ref, case, inputs)
-    reduce_dim = spec.reduce_dim(case) if spec.reduce_dim is not None else 1
-    return compare_outputs(out, ref, exact=spec.exact, reduce_dim=reduce_dim, interpreter=interpreter)
+    try:
+        if spec.compare is not None:
+            return spec.compare(out, ref, case, inputs)
+        reduce_dim = spec.reduce_dim(case) if spec.reduce_dim is not None else 1
+        return compare_outputs(out, ref, exact=spec.exact, reduce_dim=reduce_dim, interpreter=interpreter)
+    except Exception as exc:  # an output the comparison cannot even read is a wrong output
+        return Comparison(False, reason=f"the output could not be compared: {type(exc).__name__}: {exc}"[:500])
 
 
 def output_nbytes(ref: Any) -> list[int]:

@@ -102,3 +102,20 @@ def io_cost(invoke: Callable[[Any, dict[str, Any]], Any],
 def per_element(k: float, main: str = "self") -> Callable[[dict[str, Any], dict[str, Any]], float]:
     """k FLOPs per element of the main input."""
     return lambda case, inputs: k * inputs[main].numel()
+
+
+def float64_reference(invoke: Callable[[Any, dict[str, Any]], Any], *, main: str = "self"):
+    """A reference that evaluates the op in float64 and rounds once to the main input's dtype (FlagGems'
+    upcast convention). For composite ops torch's half-precision kernels round every intermediate and can
+    overflow, while a correct kernel computing in fp32 rounds once; this reference accepts the latter."""
+
+    def reference(inputs: dict[str, Any]) -> Any:
+        wide = {k: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+                for k, v in inputs.items()}
+        result = invoke(None, wide)
+        if isinstance(inputs.get("out"), torch.Tensor):
+            inputs["out"].copy_(result)
+            return inputs["out"]
+        return result.to(inputs[main].dtype)
+
+    return reference

@@ -6,7 +6,8 @@ W's strides and the bias is added to the fp32 accumulator before the single roun
 One tiled GEMM kernel for C[b] = A[b] @ B[b] (+ bias) over a batch axis, reading every operand through its
 strides (row-major, column-major and transposed views need no copy). Tiles are grouped along M (GROUP_M) so
 neighbouring programs reuse B tiles from L2. Accumulation is fp32 with tl.dot; float32 inputs use
-input_precision="ieee" (no TF32), half inputs use the tensor cores with fp32 accumulation. On the CPU (the Triton interpreter, whose tl.dot
+input_precision="ieee" (no TF32), half inputs use the tensor cores with fp32 accumulation.
+On the CPU (the Triton interpreter, whose tl.dot
 returns garbage for bfloat16 tiles: measured errors of 1e10) bfloat16 tiles are widened to fp32 first.
 """
 
@@ -18,7 +19,8 @@ import triton.language as tl
 @triton.jit
 def _gemm_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
                  stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm, stride_cn,
-                 HAS_BIAS: tl.constexpr, IEEE: tl.constexpr, WIDEN: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                 HAS_BIAS: tl.constexpr, IEEE: tl.constexpr, WIDEN: tl.constexpr, BLOCK_M: tl.constexpr,
+                 BLOCK_N: tl.constexpr,
                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
     pid = tl.program_id(0)
     batch = tl.program_id(1).to(tl.int64)

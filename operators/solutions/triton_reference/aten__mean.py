@@ -3,7 +3,8 @@
 The input is viewed as (A, R, B): A kept rows, R reduced elements, B kept trailing columns, so a contiguous
 input reduced over a run of adjacent dims needs no copy (other inputs are permuted and copied once). Each
 program accumulates a (BLOCK_R, BLOCK_B) tile in fp32 (int64 for integers) and reduces it; when there are too
-few (A, B) tiles to fill the GPU the R axis is split across programs and a second pass adds the partials. The last pass multiplies by 1/R.
+few (A, B) tiles to fill the GPU the R axis is split across programs and a second pass adds the partials.
+The last pass multiplies by 1/R.
 """
 
 import torch

@@ -123,7 +123,9 @@ def _start_worker(args: argparse.Namespace, token: str, config: dict, gpu: str |
     return process
 
 
-def broker_reachable(config: dict) -> bool:
+def broker_identity(config: dict) -> str | None:
+    """None when the broker is unreachable; for Redis its server run id (it changes on every
+    restart, so even a restart shorter than the check interval is seen); otherwise "up"."""
     from kombu import Connection
 
     try:
@@ -131,9 +133,11 @@ def broker_reachable(config: dict) -> bool:
             config["broker_url"], transport_options=config.get("broker_transport_options") or {}, connect_timeout=3
         ) as connection:
             connection.ensure_connection(max_retries=0)
-        return True
+            if connection.transport_cls in ("redis", "rediss"):
+                return str(connection.default_channel.client.info("server")["run_id"])
+            return "up"
     except Exception:  # any failure to connect counts as down
-        return False
+        return None
 
 
 class Agent:
@@ -183,15 +187,15 @@ class Agent:
 
     def supervise(self, config: dict) -> int:
         watch_broker = not config["broker_url"].startswith(("filesystem://", "memory://"))
-        broker_was_down = False
+        last_seen = broker_identity(config) if watch_broker else None
         while not self.stopping.is_set():
             if watch_broker:
-                up = broker_reachable(config)
-                if up and broker_was_down:
-                    log.warning("the broker is back after an outage: restarting the workers")
+                identity = broker_identity(config)
+                if identity is not None and identity != last_seen:
+                    log.warning("the broker is back after an outage or a restart: restarting the workers")
                     for slot in list(self.workers):
                         self.restart_worker(slot, config)
-                broker_was_down = not up
+                last_seen = identity
             for slot, worker in list(self.workers.items()):
                 if worker.poll() is not None and not self.stopping.is_set():
                     log.warning("worker %s exited with %s: restarting it", slot or "w", worker.returncode)

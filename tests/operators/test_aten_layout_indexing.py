@@ -23,6 +23,7 @@ from operators.catalog.aten.layout_support import (
     laid_out,
 )
 from operators.spec import Rng
+from operators.tolerance import compare_outputs
 
 GROUP_C = [*copies.SPECS, *creation.SPECS, *layout.SPECS, *indexing.SPECS]
 
@@ -160,12 +161,17 @@ def test_scalar_compare_wants_a_python_number_of_the_right_type() -> None:
     assert not compare_python_scalar(2.5, 2.0, {}, {}).passed
 
 
-def test_view_ops_accept_a_materialized_copy() -> None:
-    spec = registry.get("aten::as_strided")
+@pytest.mark.parametrize("name", ["as_strided", "expand", "narrow", "select", "t", "unsqueeze", "reshape"])
+def test_view_ops_accept_a_copy_and_reject_wrong_values(name: str) -> None:
+    spec = registry.get(f"aten::{name}")
     for case in spec.tier("smoke"):
-        ref = spec.run_reference(spec.make_inputs(case, Rng(0)))
-        assert spec.compare is None and spec.exact
-        assert ref.contiguous().clone().equal(ref)
+        inputs = spec.make_inputs(case, Rng(0))
+        ref = spec.run_reference(inputs)
+        compare = spec.compare or (lambda o, r, c, i: compare_outputs(o, r, exact=spec.exact))
+        assert compare(ref.contiguous().clone(), ref, case, inputs).passed  # a copy is a valid answer
+        wrong = ref.flatten().flip(0).reshape(ref.shape)
+        if not torch.equal(wrong, ref):  # an expanded scalar reads the same backwards
+            assert not compare(wrong, ref, case, inputs).passed
 
 
 def test_index_put_accumulate_reference_sums_duplicates_in_float64() -> None:

@@ -89,7 +89,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    form = LeaderboardFilterForm(request.GET or None)
+    form = LeaderboardFilterForm(request.GET) if request.GET else LeaderboardFilterForm()
     filters = form.filters() if request.GET else selectors.LeaderboardFilters()
     rows = selectors.leaderboard_rows(filters=filters, viewer=request.user)
     fmt = _export_format(request)
@@ -117,7 +117,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         request,
         "leaderboard/leaderboard.html",
         {
-            "form": form if request.GET else LeaderboardFilterForm(),
+            "form": form,
             "filters": filters,
             "rows": page.object_list,
             "page": page,
@@ -194,7 +194,7 @@ def multi_source(request: HttpRequest) -> HttpResponse:
 
 
 def multi_chip(request: HttpRequest) -> HttpResponse:
-    form = LeaderboardFilterForm(request.GET or None)
+    form = LeaderboardFilterForm(request.GET) if request.GET else LeaderboardFilterForm()
     filters = form.filters() if request.GET else selectors.LeaderboardFilters()
     chips, reference, rows = selectors.multi_chip(
         filters=filters, viewer=request.user, reference=request.GET.get("reference", "")
@@ -227,7 +227,7 @@ def multi_chip(request: HttpRequest) -> HttpResponse:
         request,
         "leaderboard/multi_chip.html",
         {
-            "form": form if request.GET else LeaderboardFilterForm(),
+            "form": form,
             "filters": filters,
             "chips": chips,
             "reference": reference,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 register = template.Library()
 
@@ -52,3 +54,54 @@ def signed(value, digits: int = 1) -> str:
     if value is None:
         return "–"
     return f"{value:+.{int(digits)}f}"
+
+
+@register.simple_tag
+def metric_cells(row, columns) -> str:
+    """The metric <td>s of one leaderboard row, built in Python: one tag call per row instead of a dozen
+    lookups and filters per cell keeps a 50-row page cheap to render."""
+    cells = []
+    for column in columns:
+        if column.key == "operators_evaluated":
+            cells.append(
+                format_html(
+                    '<td class="num" title="{} evaluated of {} attempted">{}<span class="muted">/{}</span></td>',
+                    row.operators_evaluated,
+                    row.operators_attempted,
+                    row.operators_evaluated,
+                    row.operators_attempted,
+                )
+            )
+        elif column.key == "samples":
+            cells.append(
+                format_html(
+                    '<td class="num" title="{} sample(s) per operator">{}</td>',
+                    row.samples_per_operator,
+                    fmt(row.samples, "int"),
+                )
+            )
+        else:
+            cells.append(format_html('<td class="num">{}</td>', fmt(getattr(row, column.key), column.kind)))
+    return mark_safe("".join(cells))  # every part went through format_html
+
+
+BADGES = (
+    ("is_demo", "badge-demo", "Sample data loaded by seed_demo", "demo"),
+    ("preliminary", "badge-prelim", "Too few operators evaluated to rank", "preliminary"),
+    ("held_out", "badge-heldout", "Every operator verified with secret seeds", "held-out verified"),
+    ("pareto", "badge-pareto", "On the accuracy vs tokens-per-success Pareto front", "Pareto"),
+)
+
+
+@register.simple_tag
+def row_badges(row) -> str:
+    parts = [
+        format_html('<span class="badge {}" title="{}">{}</span>', css, title, label)
+        for attribute, css, title, label in BADGES
+        if getattr(row, attribute, False)
+    ]
+    if not getattr(row, "is_public", True):
+        parts.append(
+            format_html('<span class="badge badge-private" title="{}">private</span>', "Only you can see this")
+        )
+    return mark_safe(" ".join(parts))  # every part went through format_html

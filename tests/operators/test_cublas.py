@@ -410,3 +410,29 @@ def test_vendor_baseline_is_absent_off_cuda():
     for spec in SPECS:
         assert spec.vendor_baseline("cpu") is None
     assert isinstance(_vendor.library_candidates(hip=False), list)
+
+
+# ---------------------------------------------------------------------------- reference Triton solutions
+
+
+SOLUTIONS = sorted(registry.REFERENCE_SOLUTIONS_DIR.glob("cublas__*.py"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.stem)
+def test_reference_solution_passes_smoke_and_edge_in_the_interpreter(path, monkeypatch):
+    import importlib.util
+
+    monkeypatch.setenv("TRITON_INTERPRET", "1")  # read when the module's kernels are decorated
+    spec = registry.get("cublas::" + path.stem.removeprefix("cublas__"))
+    loader = importlib.util.spec_from_file_location(f"cublas_solution_{spec.name}", path)
+    module = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(module)
+    for tier in ("smoke", "edge"):
+        for case in spec.tier(tier):
+            inputs = spec.make_inputs(case, Rng(4))
+            pristine = _clone_inputs(inputs)
+            ref = spec.run_reference(_clone_inputs(inputs))
+            out = spec.invoke(getattr(module, spec.name), inputs)
+            result = spec.compare(out, ref, case, pristine)
+            assert result.passed, (tier, case, result.reason)

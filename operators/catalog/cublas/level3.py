@@ -20,6 +20,8 @@ from operators.catalog.cublas._vendor import vendor_for
 from operators.catalog.cublas.level2 import well_conditioned_triangular
 from operators.spec import Comparison, Cost, Inputs, OperatorSpec, Rng
 
+_B = B  # the helper module under a name that the BLAS parameter `B` of the routines below does not shadow
+
 # ---------------------------------------------------------------------------- references
 
 
@@ -72,12 +74,9 @@ def cublasCgemm_v2(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
 
 def cublasSgemmEx(transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc):
     for name, tensor, code in (("Atype", A, Atype), ("Btype", B, Btype), ("Ctype", C, Ctype)):
-        if B_DTYPE_CHECK.get(code) != tensor.dtype:
+        if _B.CUDA_DATA_TYPES.get(code) != tensor.dtype:
             raise ValueError(f"{name}={code} does not describe a {tensor.dtype} buffer")
     return _gemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
-
-
-B_DTYPE_CHECK = B.CUDA_DATA_TYPES
 
 
 def _strided_entry(name: str) -> Callable:
@@ -107,9 +106,6 @@ def cublasSgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc):
                      beta, lambda: _B.op(_B.read_matrix(B, b_rows, b_cols, ldb), transb), (m, n), C)
     _B.matrix_view(C, m, n, ldc).copy_(new.to(C.dtype))
     return C
-
-
-_B = B  # the module, under a name that the BLAS parameter `B` does not shadow
 
 
 def cublasSdgmm(mode, m, n, A, lda, x, incx, C, ldc):

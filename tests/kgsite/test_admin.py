@@ -34,8 +34,18 @@ def _registered():
 def test_every_domain_model_is_registered() -> None:
     names = {m.__name__ for m in _registered()}
     assert {
-        "Operator", "Chip", "Runner", "EvaluationJob", "Evaluation", "JobEvent", "RunnerAuditEvent",
-        "LLMModel", "Scaffold", "Submission", "Attempt", "ReportedResult",
+        "Operator",
+        "Chip",
+        "Runner",
+        "EvaluationJob",
+        "Evaluation",
+        "JobEvent",
+        "RunnerAuditEvent",
+        "LLMModel",
+        "Scaffold",
+        "Submission",
+        "Attempt",
+        "ReportedResult",
     } <= names
 
 

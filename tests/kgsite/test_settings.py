@@ -18,7 +18,11 @@ GOOD_ENV = {
 
 
 def _check(env_overrides: dict[str, str | None]) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KGB_", "DATABASE_URL", "CELERY_", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("KGB_", "DATABASE_URL", "CELERY_", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_"))
+    }
     env.update(GOOD_ENV)
     env["KGB_VAR_DIR"] = str(ROOT / "var")
     for key, value in env_overrides.items():
@@ -64,12 +68,26 @@ def test_debug_mode_needs_no_secret() -> None:
 
 
 def test_production_mode_passes_check_deploy() -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KGB_", "DATABASE_URL", "CELERY_", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_"))}
-    env.update({"SECRET_KEY": "k9" * 30 + "-unguessable-production-secret", "ALLOWED_HOSTS": "kgb.example.org", "DEBUG": "0",
-                "KGB_VAR_DIR": str(ROOT / "var")})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("KGB_", "DATABASE_URL", "CELERY_", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_"))
+    }
+    env.update(
+        {
+            "SECRET_KEY": "k9" * 30 + "-unguessable-production-secret",
+            "ALLOWED_HOSTS": "kgb.example.org",
+            "DEBUG": "0",
+            "KGB_VAR_DIR": str(ROOT / "var"),
+        }
+    )
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout

@@ -143,6 +143,18 @@ def test_bitwise_not_matches_its_arithmetic_definition() -> None:
         assert torch.equal(out, expected)
 
 
+def test_masked_fill_matches_where() -> None:
+    spec = _spec("masked_fill_")
+    for tier in ("smoke", "edge"):
+        for case in spec.tier(tier):
+            inputs = spec.make_inputs(case, Rng(2))
+            value = inputs["value"]
+            fill = torch.as_tensor(value).to(inputs["self"].dtype)
+            expected = torch.where(inputs["mask"], fill, inputs["self"])
+            out = spec.run_reference(inputs)
+            assert compare_outputs(out, expected, exact=True).passed, case
+
+
 def test_in_place_specs_return_the_mutated_self() -> None:
     for name in ("add_", "div_", "masked_fill_"):
         spec = _spec(name)

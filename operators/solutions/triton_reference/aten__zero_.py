@@ -51,9 +51,34 @@ def _strided_offset(offs, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5):
 
 
 @triton.jit
-def _copy_kernel(src_ptr, dst_ptr, n, src_start, dst_start, s1, s2, s3, s4, s5,
-                 a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5,
-                 SRC_FLAT: tl.constexpr, DST_FLAT: tl.constexpr, TO_BOOL: tl.constexpr, BLOCK: tl.constexpr):
+def _copy_kernel(
+    src_ptr,
+    dst_ptr,
+    n,
+    src_start,
+    dst_start,
+    s1,
+    s2,
+    s3,
+    s4,
+    s5,
+    a0,
+    a1,
+    a2,
+    a3,
+    a4,
+    a5,
+    b0,
+    b1,
+    b2,
+    b3,
+    b4,
+    b5,
+    SRC_FLAT: tl.constexpr,
+    DST_FLAT: tl.constexpr,
+    TO_BOOL: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
     """dst[dst_start + off_b(i)] = convert(src[src_start + off_a(i)]) for linear indices i < n."""
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
@@ -92,15 +117,49 @@ def _strided_copy(src, dst, shape, src_strides, dst_strides, src_start=0, dst_st
         return
     sizes, (a, b) = _collapse(list(shape), list(src_strides), list(dst_strides))
     grid = (triton.cdiv(n, BLOCK_SIZE),)
-    _copy_kernel[grid](src, dst, n, src_start, dst_start, *sizes[1:], *a, *b,
-                       SRC_FLAT=_is_flat(sizes, a), DST_FLAT=_is_flat(sizes, b),
-                       TO_BOOL=dst.dtype == torch.bool and src.dtype != torch.bool, BLOCK=BLOCK_SIZE)
+    _copy_kernel[grid](
+        src,
+        dst,
+        n,
+        src_start,
+        dst_start,
+        *sizes[1:],
+        *a,
+        *b,
+        SRC_FLAT=_is_flat(sizes, a),
+        DST_FLAT=_is_flat(sizes, b),
+        TO_BOOL=dst.dtype == torch.bool and src.dtype != torch.bool,
+        BLOCK=BLOCK_SIZE,
+    )
+
 
 @triton.jit
-def _fill_kernel(out_ptr, value_ptr, n, fval: tl.float64, ival: tl.int64, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5,
-                 SOURCE: tl.constexpr, FLAT: tl.constexpr, TO_BOOL: tl.constexpr, BLOCK: tl.constexpr):
+def _fill_kernel(
+    out_ptr,
+    value_ptr,
+    n,
+    fval: tl.float64,
+    ival: tl.int64,
+    s1,
+    s2,
+    s3,
+    s4,
+    s5,
+    t0,
+    t1,
+    t2,
+    t3,
+    t4,
+    t5,
+    SOURCE: tl.constexpr,
+    FLAT: tl.constexpr,
+    TO_BOOL: tl.constexpr,
+    HALF: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
     """Write one value into every element of a strided tensor. SOURCE 0: the float64 `fval`, 1: the int64
-    `ival`, 2: the element at value_ptr (a 0-d tensor); converted to out's dtype here (round to nearest)."""
+    `ival`, 2: the element at value_ptr (a 0-d tensor); converted to out's dtype here (round to nearest;
+    16-bit float results go through fp32, the conversion every backend implements)."""
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     if FLAT:
@@ -115,6 +174,8 @@ def _fill_kernel(out_ptr, value_ptr, n, fval: tl.float64, ival: tl.int64, s1, s2
         x = tl.zeros([BLOCK], dtype=value_ptr.dtype.element_ty) + tl.load(value_ptr)
     if TO_BOOL:
         y = x != 0
+    elif HALF:
+        y = x.to(tl.float32).to(out_ptr.dtype.element_ty)
     else:
         y = x.to(out_ptr.dtype.element_ty)
     tl.store(out_ptr + dst, y, mask=mask)
@@ -124,6 +185,11 @@ def _fill(out, value):
     """Fill `out` (any strides) with a Python number or a 0-d tensor's element."""
     n = out.numel()
     if n == 0:
+        return out
+    if out.is_complex():  # only zero: both halves of every element are the same real zero
+        if isinstance(value, torch.Tensor) or value != 0:
+            raise RuntimeError("this kernel fills complex tensors with zero only")
+        _fill(out.view(torch.float32 if out.dtype == torch.complex64 else torch.float64), 0)
         return out
     sizes, (strides,) = _collapse(list(out.shape), list(out.stride()))
     value_ptr, fval, ival = out, 0.0, 0
@@ -137,8 +203,20 @@ def _fill(out, value):
     if out.dtype == torch.bool and source == 0:
         source, ival = 1, 1 if value else 0  # bool(x) is x != 0, NaN included
     grid = (triton.cdiv(n, BLOCK_SIZE),)
-    _fill_kernel[grid](out, value_ptr, n, fval, ival, *sizes[1:], *strides, SOURCE=source,
-                       FLAT=_is_flat(sizes, strides), TO_BOOL=to_bool, BLOCK=BLOCK_SIZE)
+    _fill_kernel[grid](
+        out,
+        value_ptr,
+        n,
+        fval,
+        ival,
+        *sizes[1:],
+        *strides,
+        SOURCE=source,
+        FLAT=_is_flat(sizes, strides),
+        TO_BOOL=to_bool,
+        HALF=out.dtype in (torch.float16, torch.bfloat16),
+        BLOCK=BLOCK_SIZE,
+    )
     return out
 
 

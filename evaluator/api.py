@@ -31,7 +31,7 @@ from evaluator.serializers import (
 
 
 def heartbeat_interval_s() -> int:
-    return int(getattr(settings, "KGB_RUNNER_HEARTBEAT_S", 30))
+    return settings.KGB_RUNNER_HEARTBEAT_S
 
 
 class RunnerTokenAuthentication(BaseAuthentication):
@@ -94,7 +94,7 @@ class RunnerAPIView(APIView):
 
 
 def runner_config(runner: Runner) -> dict:
-    broker_url = getattr(settings, "KGB_RUNNER_BROKER_URL", "") or settings.CELERY_BROKER_URL
+    broker_url = settings.KGB_RUNNER_BROKER_URL or settings.CELERY_BROKER_URL
     config = {
         "runner": runner.name,
         "chip": runner.chip.slug,
@@ -108,16 +108,8 @@ def runner_config(runner: Runner) -> dict:
         "state": runner.state,
     }
     if broker_url.startswith("filesystem://"):
-        # the embedded broker: a folder shared with the site (same machine, `make run`)
-        folder = str(settings.CELERY_BROKER_DIR / "out")
-        config["broker_transport_options"] = {
-            "data_folder_in": folder,
-            "data_folder_out": folder,
-            "processed_folder": str(settings.CELERY_BROKER_DIR / "processed"),
-            "store_processed": False,
-            # the transport polls its folder; its default of 1 s would add up to a second per job
-            "polling_interval": 0.1,
-        }
+        # the embedded broker: folders shared with the site (same machine, `make run`)
+        config["broker_transport_options"] = dict(settings.CELERY_BROKER_TRANSPORT_OPTIONS)
     return config
 
 

@@ -38,7 +38,6 @@ TASK_NAME = "kgb.evaluate"
 TOKEN_PREFIX = "kgbr"
 # harness wall time per tier; the Celery limits add a margin on top (see _send_job)
 TIER_TIMEOUT_S = {Tier.SMOKE: 300, Tier.FULL: 600, Tier.EDGE: 600, Tier.PERF: 900}
-DEFAULT_MAX_DELIVERIES = 3
 
 
 class ServiceError(Exception):
@@ -182,7 +181,7 @@ def public_seed(operator_id: str, tier: str) -> int:
 
 
 def _max_deliveries() -> int:
-    return int(getattr(settings, "KGB_MAX_JOB_DELIVERIES", DEFAULT_MAX_DELIVERIES))
+    return settings.KGB_MAX_JOB_DELIVERIES
 
 
 def _send_job(job_id: str, queue: str, timeout_s: int) -> None:

@@ -4,6 +4,7 @@ GPU-side workers are the runner agents (evaluator.runner), which never import Dj
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from celery import Celery
 
@@ -14,19 +15,13 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 
 
 @app.on_configure.connect
-def _configure_filesystem_broker(sender: Celery, **_: object) -> None:
+def _create_broker_folders(sender: Celery, **_: object) -> None:
     from django.conf import settings
 
-    if settings.CELERY_BROKER_URL.startswith("filesystem://"):
-        folder = settings.CELERY_BROKER_DIR
-        for sub in ("out", "processed"):
-            (folder / sub).mkdir(parents=True, exist_ok=True)
-        sender.conf.broker_transport_options = {
-            "data_folder_in": str(folder / "out"),
-            "data_folder_out": str(folder / "out"),
-            "processed_folder": str(folder / "processed"),
-            "store_processed": False,
-        }
+    for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
+        folder = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get(key)
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
 
 
 app.autodiscover_tasks()

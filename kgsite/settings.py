@@ -180,6 +180,18 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.split("://", 1)[0] not in {"filesystem", "redis", "rediss", "amqp", "amqps", "pyamqp", "memory"}:
     raise ImproperlyConfigured(f"CELERY_BROKER_URL={CELERY_BROKER_URL!r}: use redis://, amqp:// or filesystem://")
 CELERY_BROKER_DIR = VAR_DIR / "broker"
+CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    # the embedded broker of `make run`: folders under var/ shared by the site and the local runner
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(CELERY_BROKER_DIR / "out"),
+        "data_folder_out": str(CELERY_BROKER_DIR / "out"),
+        "processed_folder": str(CELERY_BROKER_DIR / "processed"),
+        "control_folder": str(CELERY_BROKER_DIR / "control"),
+        "store_processed": False,
+        # the transport polls its folder; its default of 1 s would add up to a second per job
+        "polling_interval": 0.1,
+    }
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_RESULT_BACKEND = None
 
@@ -187,6 +199,10 @@ KGB_SITE_URL = env_str("KGB_SITE_URL", "http://127.0.0.1:8000")
 KGB_PRELIMINARY_MIN_OPERATORS = env_int("KGB_PRELIMINARY_MIN_OPERATORS", 10, minimum=1)
 KGB_MAX_QUEUED_JOBS_PER_USER = env_int("KGB_MAX_QUEUED_JOBS_PER_USER", 2000, minimum=1)
 KGB_RUNNER_OFFLINE_AFTER_S = env_int("KGB_RUNNER_OFFLINE_AFTER_S", 120, minimum=5)
+KGB_RUNNER_HEARTBEAT_S = env_int("KGB_RUNNER_HEARTBEAT_S", 30, minimum=1)
+KGB_MAX_JOB_DELIVERIES = env_int("KGB_MAX_JOB_DELIVERIES", 3, minimum=1)
+# the broker URL handed to runners (their own credentials, e.g. per-chip); default: the site's
+KGB_RUNNER_BROKER_URL = env_str("KGB_RUNNER_BROKER_URL", "")
 
 LOGGING = {
     "version": 1,

@@ -289,11 +289,17 @@ def test_broker_restart_the_worker_reconnects_and_lost_sends_are_resent(
 def test_the_make_run_path_works_with_the_filesystem_broker(live_server, settings, monkeypatch, tmp_path):
     """The embedded setup (no broker server): site and runner share a folder. Needs no services."""
     settings.CELERY_BROKER_URL = "filesystem://"
-    settings.CELERY_BROKER_DIR = tmp_path / "broker"
     folder = str(tmp_path / "broker" / "out")
     (tmp_path / "broker" / "out").mkdir(parents=True)
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": folder,
+        "data_folder_out": folder,
+        "control_folder": str(tmp_path / "broker" / "control"),
+        "store_processed": False,
+        "polling_interval": 0.1,
+    }
     site_app = Celery("kgb-site-test", broker="filesystem://")
-    site_app.conf.broker_transport_options = {"data_folder_in": folder, "data_folder_out": folder}
+    site_app.conf.broker_transport_options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
     monkeypatch.setattr(services, "celery_app", site_app)
     chip = ChipFactory(slug="cpu", device_type="cpu", timing_meaningful=False)
     _, token = services.register_runner(chip=chip, name="local-cpu", user=None)

@@ -78,6 +78,7 @@ class State:
         self.ghost = False
         self.tracing = False
         self.trace: list[str] = []
+        self.suspend_registration: Any = None  # set while candidate wrappers are registered (ATen)
 
     def reset(self) -> None:
         self.calls = 0
@@ -100,7 +101,10 @@ def _patch_triton_launches() -> None:
     for cls in classes:
         original = cls.run
 
-        def run(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+        interpreted = cls is not jit.JITFunction
+
+        def run(self: Any, *args: Any, _original: Any = original, interpreted: bool = interpreted,
+                **kwargs: Any) -> Any:
             if STATE.in_candidate:
                 if STATE.ghost:
                     return None
@@ -108,6 +112,9 @@ def _patch_triton_launches() -> None:
                     STATE.launches += 1
             STATE.in_triton += 1
             try:
+                if interpreted and STATE.suspend_registration is not None and STATE.in_triton == 1:
+                    with STATE.suspend_registration():
+                        return _original(self, *args, **kwargs)
                 return _original(self, *args, **kwargs)
             finally:
                 STATE.in_triton -= 1
@@ -170,25 +177,44 @@ class Candidate:
         spec = self.spec
         candidate = self
 
-        @contextlib.contextmanager
-        def scope() -> Any:
-            if spec.source != "aten":
-                yield
-                return
+        wrappers = candidate.aten_wrappers() if spec.source == "aten" else {}
+
+        def register() -> Any:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 library = torch.library.Library("aten", "IMPL")
-                for overload, wrapper in candidate.aten_wrappers().items():
+                for overload, wrapper in wrappers.items():
                     qualified = spec.name if overload == "default" else f"{spec.name}.{overload}"
                     for key in (candidate.backend.dispatch_key, candidate.backend.autograd_key):
                         try:
                             library.impl(qualified, wrapper, key)
                         except RuntimeError:
                             continue  # an overload without tensor arguments cannot take a device kernel
+            return library
+
+        @contextlib.contextmanager
+        def scope() -> Any:
+            if spec.source != "aten":
+                yield
+                return
+            holder = {"library": register()}
+
+            @contextlib.contextmanager
+            def suspended() -> Any:
+                # the Triton interpreter copies results back with aten ops (copy_, ...): while it
+                # runs, those must reach the built-in kernels, not a registered candidate
+                holder["library"]._destroy()
+                try:
+                    yield
+                finally:
+                    holder["library"] = register()
+
+            STATE.suspend_registration = suspended
             try:
                 yield
             finally:
-                library._destroy()
+                STATE.suspend_registration = None
+                holder["library"]._destroy()
 
         return scope()
 

@@ -287,7 +287,7 @@ def _baseline(spec: Any, device_type: str) -> tuple[str, Callable[[dict[str, Any
     return ("torch" if spec.source == "aten" else "reference"), spec.run_reference
 
 
-def time_attempt(attempt: Any, cases: list[dict[str, Any]]) -> dict[str, Any] | None:
+def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int = 0) -> dict[str, Any] | None:
     """Time every case of a correct attempt; returns a final verdict dict when timing changes it
     (a timed output wrong, a crash while timed, faster than physics), else None (the attempt's
     result gets its timing and %SOL)."""
@@ -300,7 +300,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]]) -> dict[str, Any] | 
     baseline_kind, baseline_call = _baseline(spec, backend.device_type)
     speedups, sols, cand_medians, base_medians, iqrs, methods, total_samples = [], [], [], [], [], [], 0
     for index, case in enumerate(cases):
-        entry = attempt.result["cases"][index]
+        entry = attempt.result["cases"][first_entry + index]
         first = attempt.make_inputs(case, index, 100)
         ref0, ref_inputs0 = attempt.reference(first)
         set_bytes = sum(t.numel() * t.element_size() for t in tensor_items(first).values()) + sum(

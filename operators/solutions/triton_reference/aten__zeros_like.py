@@ -1,0 +1,288 @@
+"""Triton reference solution for aten::zeros_like: zeros shaped like self.
+
+Wrappers: `zeros_like`. The result has self's shape, device and (unless given) dtype, with self's strides when
+self is dense (memory_format=preserve_format, the default), else row-major; one Triton kernel writes the zeros.
+Policy: torch only allocates (torch.empty_strided).
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+MAX_RANK = 6
+BLOCK_SIZE = 1024
+
+
+def _collapse(shape, *stride_lists):
+    """Drop size-1 dims and merge neighbours that are contiguous with each other in every operand,
+    so most copies run with few index divisions (or none)."""
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    sizes = [shape[d] for d in dims]
+    strides = [[s[d] for d in dims] for s in stride_lists]
+    i = len(sizes) - 1
+    while i > 0:
+        if all(st[i - 1] == st[i] * sizes[i] for st in strides):
+            sizes[i - 1] *= sizes[i]
+            for st in strides:
+                st[i - 1] = st[i]
+            del sizes[i]
+            for st in strides:
+                del st[i]
+        i -= 1
+    if len(sizes) > MAX_RANK:
+        raise RuntimeError(f"at most {MAX_RANK} non-mergeable dimensions are supported")
+    pad = MAX_RANK - len(sizes)
+    return [1] * pad + sizes, [[0] * pad + st for st in strides]
+
+
+@triton.jit
+def _strided_offset(offs, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5):
+    """Element offset of row-major linear index `offs` over sizes (., s1..s5) with strides t0..t5."""
+    i5 = offs % s5
+    rest = offs // s5
+    i4 = rest % s4
+    rest = rest // s4
+    i3 = rest % s3
+    rest = rest // s3
+    i2 = rest % s2
+    rest = rest // s2
+    i1 = rest % s1
+    i0 = rest // s1
+    return i0 * t0 + i1 * t1 + i2 * t2 + i3 * t3 + i4 * t4 + i5 * t5
+
+
+@triton.jit
+def _copy_kernel(
+    src_ptr,
+    dst_ptr,
+    n,
+    src_start,
+    dst_start,
+    s1,
+    s2,
+    s3,
+    s4,
+    s5,
+    a0,
+    a1,
+    a2,
+    a3,
+    a4,
+    a5,
+    b0,
+    b1,
+    b2,
+    b3,
+    b4,
+    b5,
+    SRC_FLAT: tl.constexpr,
+    DST_FLAT: tl.constexpr,
+    TO_BOOL: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
+    """dst[dst_start + off_b(i)] = convert(src[src_start + off_a(i)]) for linear indices i < n."""
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    if SRC_FLAT:
+        src_off = offs
+    else:
+        src_off = _strided_offset(offs, s1, s2, s3, s4, s5, a0, a1, a2, a3, a4, a5)
+    if DST_FLAT:
+        dst_off = offs
+    else:
+        dst_off = _strided_offset(offs, s1, s2, s3, s4, s5, b0, b1, b2, b3, b4, b5)
+    x = tl.load(src_ptr + src_start + src_off, mask=mask)
+    if TO_BOOL:
+        y = x != 0
+    else:
+        y = x.to(dst_ptr.dtype.element_ty)
+    tl.store(dst_ptr + dst_start + dst_off, y, mask=mask)
+
+
+def _is_flat(sizes, strides):
+    """True when these (collapsed) strides walk memory in row-major order with no gaps."""
+    expected = 1
+    for size, stride in zip(reversed(sizes), reversed(strides), strict=True):
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _strided_copy(src, dst, shape, src_strides, dst_strides, src_start=0, dst_start=0):
+    """Copy (with dtype conversion) the `shape`-shaped strided window of src into that of dst."""
+    n = 1
+    for size in shape:
+        n *= size
+    if n == 0:
+        return
+    sizes, (a, b) = _collapse(list(shape), list(src_strides), list(dst_strides))
+    grid = (triton.cdiv(n, BLOCK_SIZE),)
+    _copy_kernel[grid](
+        src,
+        dst,
+        n,
+        src_start,
+        dst_start,
+        *sizes[1:],
+        *a,
+        *b,
+        SRC_FLAT=_is_flat(sizes, a),
+        DST_FLAT=_is_flat(sizes, b),
+        TO_BOOL=dst.dtype == torch.bool and src.dtype != torch.bool,
+        BLOCK=BLOCK_SIZE,
+    )
+
+
+def _contiguous_strides(shape):
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * max(shape[d + 1], 1)
+    return strides
+
+
+def _is_dense(shape, strides):
+    """True when the strides cover a gap-free, non-overlapping block (any dimension order)."""
+    dims = sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: strides[d])
+    expected = 1
+    for d in dims:
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def _preserved_strides(shape, strides):
+    """The strides of empty_like(t, memory_format=preserve_format): t's own when t is dense, else
+    dense strides in t's stride order (PyTorch's infer_dense_strides: stride-0 dims keep their place)."""
+    if _is_dense(shape, strides):
+        return list(strides)
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))  # innermost first
+
+    def should_swap(d0, d1):
+        if strides[d0] == 0 or strides[d1] == 0:
+            return 0
+        if strides[d0] != strides[d1]:
+            return -1 if strides[d0] < strides[d1] else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            order = should_swap(perm[dim0], perm[dim1])
+            if order > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif order < 0:
+                break
+    result = [0] * ndim
+    step = 1
+    for d in perm:
+        result[d] = step
+        step *= max(shape[d], 1)
+    return result
+
+
+@triton.jit
+def _fill_kernel(
+    out_ptr,
+    value_ptr,
+    n,
+    fval: tl.float64,
+    ival: tl.int64,
+    s1,
+    s2,
+    s3,
+    s4,
+    s5,
+    t0,
+    t1,
+    t2,
+    t3,
+    t4,
+    t5,
+    SOURCE: tl.constexpr,
+    FLAT: tl.constexpr,
+    TO_BOOL: tl.constexpr,
+    HALF: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
+    """Write one value into every element of a strided tensor. SOURCE 0: the float64 `fval`, 1: the int64
+    `ival`, 2: the element at value_ptr (a 0-d tensor); converted to out's dtype here (round to nearest;
+    16-bit float results go through fp32, the conversion every backend implements)."""
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    if FLAT:
+        dst = offs
+    else:
+        dst = _strided_offset(offs, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5)
+    if SOURCE == 0:
+        x = tl.zeros([BLOCK], dtype=tl.float64) + fval
+    elif SOURCE == 1:
+        x = tl.zeros([BLOCK], dtype=tl.int64) + ival
+    else:
+        x = tl.zeros([BLOCK], dtype=value_ptr.dtype.element_ty) + tl.load(value_ptr)
+    if TO_BOOL:
+        y = x != 0
+    elif HALF:
+        y = x.to(tl.float32).to(out_ptr.dtype.element_ty)
+    else:
+        y = x.to(out_ptr.dtype.element_ty)
+    tl.store(out_ptr + dst, y, mask=mask)
+
+
+def _fill(out, value):
+    """Fill `out` (any strides) with a Python number or a 0-d tensor's element."""
+    n = out.numel()
+    if n == 0:
+        return out
+    if out.is_complex():  # only zero: both halves of every element are the same real zero
+        if isinstance(value, torch.Tensor) or value != 0:
+            raise RuntimeError("this kernel fills complex tensors with zero only")
+        _fill(out.view(torch.float32 if out.dtype == torch.complex64 else torch.float64), 0)
+        return out
+    sizes, (strides,) = _collapse(list(out.shape), list(out.stride()))
+    value_ptr, fval, ival = out, 0.0, 0
+    if isinstance(value, torch.Tensor):
+        source, value_ptr = 2, value
+    elif out.dtype.is_floating_point or isinstance(value, float):
+        source, fval = 0, float(value)
+    else:
+        source, ival = 1, int(value)
+    to_bool = out.dtype == torch.bool and not (isinstance(value, torch.Tensor) and value.dtype == torch.bool)
+    if out.dtype == torch.bool and source == 0:
+        source, ival = 1, 1 if value else 0  # bool(x) is x != 0, NaN included
+    grid = (triton.cdiv(n, BLOCK_SIZE),)
+    _fill_kernel[grid](
+        out,
+        value_ptr,
+        n,
+        fval,
+        ival,
+        *sizes[1:],
+        *strides,
+        SOURCE=source,
+        FLAT=_is_flat(sizes, strides),
+        TO_BOOL=to_bool,
+        HALF=out.dtype in (torch.float16, torch.bfloat16),
+        BLOCK=BLOCK_SIZE,
+    )
+    return out
+
+
+def _like(self, dtype, device, memory_format):
+    shape = list(self.shape)
+    if memory_format is None or memory_format == torch.preserve_format:
+        strides = _preserved_strides(shape, list(self.stride()))
+    elif memory_format == torch.contiguous_format:
+        strides = _contiguous_strides(shape)
+    else:
+        raise RuntimeError(f"memory_format {memory_format} is not supported")
+    return torch.empty_strided(
+        shape, strides, dtype=self.dtype if dtype is None else dtype, device=self.device if device is None else device
+    )
+
+
+def zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _fill(_like(self, dtype, device, memory_format), 0)

@@ -219,10 +219,10 @@ LINEAR = OperatorSpec(
     fidelity="Reference is torch's linear. Upstream's 5184 linear cases are baddbmm tests whose accuracy check "
              "never calls the candidate's linear (upstream_kgb.md §2.1), so we define our own full tier: "
              "MNK_SHAPES x 3 dtypes x bias {yes, no} x input 2-D or batched [4, M, K] = 36 real linear calls, "
-             "atol = 1e-4 x K. aten::linear is CompositeImplicitAutograd: the harness must register the candidate "
-             "on the Autograd key as well as the backend key, else torch decomposes the call and the candidate "
-             "never runs (tests/operators/test_aten_reductions_matmul.py checks the cases reach a registered "
-             "kernel). Checked on CPU against float64 x @ W.T + b cast back to the dtype.",
+             "atol = 1e-4 x K. aten::linear is CompositeImplicitAutograd; a kernel registered for the backend key "
+             "(the harness also registers the Autograd key) takes precedence over the decomposition, and "
+             "tests/operators/test_aten_reductions_matmul.py checks every case reaches the registered kernel. "
+             "Checked on CPU against float64 x @ W.T + b cast back to the dtype.",
     notes="weight is [out_features, in_features] (use it transposed; do not copy it). bias may be None. The input "
           "may be 1-D, 2-D or have several leading dims (flatten them into rows; the input may be "
           "non-contiguous). Accumulate in float32, add the bias in float32, then cast.",
@@ -296,9 +296,9 @@ MATMUL = OperatorSpec(
     fidelity="Reference is torch's matmul. Upstream's 5184 matmul cases are baddbmm tests that never call the "
              "candidate's matmul (upstream_kgb.md §2.1); our full tier is 45 real matmul calls: MNK_SHAPES x 3 "
              "dtypes x {2-D @ 2-D, 3-D @ 3-D, 3-D @ 2-D, broadcast 4-D [2,1,M,K] @ [1,3,K,N]} plus matrix-vector, "
-             "vector-matrix and dot at K = 1024, atol = 1e-4 x K. aten::matmul is CompositeImplicitAutograd: the "
-             "harness must register the candidate on the Autograd key too (checked in "
-             "tests/operators/test_aten_reductions_matmul.py). Checked on CPU against float64 torch.matmul cast "
+             "vector-matrix and dot at K = 1024, atol = 1e-4 x K. aten::matmul is CompositeImplicitAutograd; "
+             "tests/operators/test_aten_reductions_matmul.py checks every case reaches a registered kernel instead "
+             "of the decomposition. Checked on CPU against float64 torch.matmul cast "
              "back to the dtype.",
     notes="Follow torch.matmul's rules for 1-D operands and broadcast batch dims; the result of 1-D @ 1-D is "
           "0-d. Accumulate in float32 (allow_tf32=False / input_precision='ieee' for float32). Inputs may be "

@@ -233,6 +233,9 @@ def test_copy_solution_matches_reference_on_smoke_and_layouts(monkeypatch: pytes
         "zeros",
         "fill_",
         "zero_",
+        "zeros_like",
+        "ones_like",
+        "new_ones",
     ],
 )
 def test_reference_solution_is_correct_on_smoke_through_the_harness(name: str) -> None:

@@ -34,6 +34,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--timeout", type=float, default=300.0, help="seconds for the whole attempt (default 300)")
     check.add_argument("--chip", help="chip slug for peaks and the environment (default: from the device name)")
     check.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
+    check.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
+    check.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
     check.add_argument("--json", action="store_true", help="accepted for compatibility: output is always JSON")
     check.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
 
@@ -45,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--device", choices=devices)
     run.add_argument("--workers", type=int, default=1, help="warm candidate processes kept ready")
     run.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
+    run.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
+    run.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
     return parser
 
 
@@ -59,7 +63,8 @@ def _check(args: argparse.Namespace) -> int:
         print(f"error: cannot read solution {path}: {exc}", file=sys.stderr)
         return 2
     try:
-        with Harness(device=args.device, chip=args.chip, peaks_file=args.peaks) as harness:
+        with Harness(device=args.device, chip=args.chip, peaks_file=args.peaks, max_cases=args.max_cases,
+                     time_budget_s=args.time_budget) as harness:
             result = harness.evaluate(args.operator, source, tier=args.tier, seed=args.seed,
                                       secret_seed=args.secret_seed, timeout_s=args.timeout, file_name=path.name)
     except KeyError as exc:  # operators.registry.UnknownOperator
@@ -86,7 +91,7 @@ def _bundle_run(args: argparse.Namespace) -> int:
 
     try:
         results = run_bundle(jobs, device=args.device, workers=args.workers, progress=progress,
-                             peaks_file=args.peaks)
+                             peaks_file=args.peaks, time_budget_s=args.time_budget, max_cases=args.max_cases)
     except BundleError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

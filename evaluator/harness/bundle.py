@@ -60,7 +60,8 @@ def _job_problem(job: Any) -> str | None:
 
 
 def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int = 1,
-               progress: Callable[[str], None] | None = None, peaks_file: str | None = None) -> dict[str, Any]:
+               progress: Callable[[str], None] | None = None, peaks_file: str | None = None,
+               time_budget_s: float = 1.5, max_cases: int | None = None) -> dict[str, Any]:
     if not isinstance(jobs, dict) or jobs.get("schema") != JOBS_SCHEMA:
         raise BundleError(f"not a job bundle (schema must be {JOBS_SCHEMA!r})")
     job_list = jobs.get("jobs")
@@ -68,7 +69,8 @@ def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int 
         raise BundleError("the bundle has no 'jobs' list")
     say = progress or (lambda message: None)
     chip = jobs.get("chip") if isinstance(jobs.get("chip"), str) else None
-    with Harness(device=device, chip=chip, pool_size=max(1, workers), peaks_file=peaks_file) as harness:
+    with Harness(device=device, chip=chip, pool_size=max(1, workers), peaks_file=peaks_file,
+                 time_budget_s=time_budget_s, max_cases=max_cases) as harness:
         environment = dict(harness.environment)
         done = 0
 

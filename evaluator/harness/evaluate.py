@@ -131,8 +131,9 @@ class Attempt:
     def __init__(self, *, spec: OperatorSpec, locator: Locator, source: str, file_name: str, backend: Backend,
                  pool: WarmPool, tier: str, seed: int | None, secret_seed: bool, timeout_s: float,
                  environment: dict[str, Any], peaks: Peaks | None, time_tiers: tuple[str, ...],
-                 static_policy: bool = True, time_budget_s: float = 1.5) -> None:
+                 static_policy: bool = True, time_budget_s: float = 1.5, max_cases: int | None = None) -> None:
         self.spec, self.locator, self.source, self.file_name = spec, locator, source, file_name
+        self.max_cases = max_cases
         self.backend, self.pool, self.tier, self.timeout_s = backend, pool, tier, timeout_s
         self.peaks, self.time_tiers = peaks, time_tiers
         self.seed_tier = tier  # the tier whose cases are being drawn (perf after full on timing devices)
@@ -192,8 +193,19 @@ class Attempt:
             self.result["duration_s"] = round(time.monotonic() - started, 3)
             self.result["profile"] = {k: round(v, 4) for k, v in self.profile.items()}
 
+    def tier_cases(self, tier: str) -> list[dict[str, Any]]:
+        """The tier's cases, or an evenly spaced deterministic sample of `max_cases` of them (recorded
+        in the result as `cases_sampled`), so a large tier fits a time budget without bias to its start."""
+        cases = list(self.spec.tier(tier))
+        if self.max_cases is None or len(cases) <= self.max_cases:
+            return cases
+        step = len(cases) / self.max_cases
+        kept = [cases[int(i * step)] for i in range(self.max_cases)]
+        self.result.setdefault("cases_sampled", {})[tier] = {"kept": len(kept), "of": len(cases)}
+        return kept
+
     def _run(self) -> dict[str, Any]:
-        cases = list(self.spec.tier(self.tier))
+        cases = self.tier_cases(self.tier)
         if not cases:
             raise HarnessError(f"{self.spec.id} has no cases in tier {self.tier!r}")
         try:
@@ -269,7 +281,7 @@ class Attempt:
             if timed_tier != self.tier:
                 # a leaderboard evaluation on a timing device: `full` decides correctness, then the
                 # `perf` shapes are checked the same way and timed
-                timed_cases, first_entry = list(self.spec.tier(timed_tier)), len(self.result["cases"])
+                timed_cases, first_entry = self.tier_cases(timed_tier), len(self.result["cases"])
                 self.seed_tier = timed_tier
                 checked = self._check_cases(timed_cases, SEEDS_PER_CASE[timed_tier], tier_label=timed_tier)
                 if isinstance(checked, dict):

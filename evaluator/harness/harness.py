@@ -29,7 +29,7 @@ class Harness:
 
     def __init__(self, device: str | None = None, chip: str | None = None, pool_size: int = 1, *,
                  peaks_file: str | None = None, time_tiers: tuple[str, ...] = TIMED_TIERS,
-                 static_policy: bool = True, time_budget_s: float = 1.5) -> None:
+                 static_policy: bool = True, time_budget_s: float = 1.5, max_cases: int | None = None) -> None:
         """`static_policy=False` skips the AST layer; the adversarial tests use it to prove that the
         runtime layers stop each exploit on their own."""
         self.backend = backends.get_backend(device or backends.default_device_type())
@@ -43,6 +43,9 @@ class Harness:
         self.time_tiers = time_tiers
         self.static_policy = static_policy
         self.time_budget_s = time_budget_s  # per timed case, for the candidate and again for the baseline
+        if max_cases is not None and max_cases < 1:
+            raise HarnessError("max_cases must be at least 1")
+        self.max_cases = max_cases  # None: every case of the tier
         self._pool: WarmPool | None = None
 
     @property
@@ -76,5 +79,5 @@ class Harness:
                           backend=self.backend, pool=self.pool, tier=tier, seed=seed, secret_seed=secret_seed,
                           timeout_s=timeout_s, environment=self.environment, peaks=self.peaks,
                           time_tiers=self.time_tiers, static_policy=self.static_policy,
-                          time_budget_s=self.time_budget_s)
+                          time_budget_s=self.time_budget_s, max_cases=self.max_cases)
         return attempt.run()

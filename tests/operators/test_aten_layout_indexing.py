@@ -236,6 +236,7 @@ def test_copy_solution_matches_reference_on_smoke_and_layouts(monkeypatch: pytes
         "zeros_like",
         "ones_like",
         "new_ones",
+        "to",
     ],
 )
 def test_reference_solution_is_correct_on_smoke_through_the_harness(name: str) -> None:

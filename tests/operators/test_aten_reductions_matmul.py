@@ -95,7 +95,7 @@ RANDOM_SPECS = [s for s in GROUP_B if s.stochastic]
 @pytest.mark.parametrize("spec", RANDOM_SPECS, ids=[s.id for s in RANDOM_SPECS])
 def test_torch_sampler_passes_smoke_and_edge(spec: OperatorSpec) -> None:
     for case in list(spec.tier("smoke")) + list(spec.tier("edge")):
-        for seed in range(3):
+        for seed in range(2):
             out, ref, inputs = _torch_sample(spec, case, seed)
             result = spec.compare(out, ref, case, inputs)
             assert result.passed, (case, seed, result.reason)

@@ -187,7 +187,8 @@ CUMSUM = OperatorSpec(
              "(3 float + int16, int32) = 25 cases, atol = 1e-4 x shape[dim] as upstream, int outputs exact "
              "(int64). Upstream's converted test never defines `dim` and builds int inputs with randn (both "
              "fail); we use FlagGems' original dim rule (1 for the (200, 40999, 3) shape, else -1) and integer "
-             "inputs in [-100, 100). Checked on CPU against a float64 cumsum cast back to the dtype.",
+             "inputs in [-100, 100). Checked on CPU against a float64 cumsum cast back to the dtype (15 full cases "
+             "up to 3M elements and all edge cases agree).",
     notes="Accumulate floats in float32 (a sequential sum per element is too slow: use a parallel scan). Integer "
           "and bool inputs produce int64. `dim` may be any dim, inputs may be non-contiguous.",
 )

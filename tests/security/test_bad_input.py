@@ -350,6 +350,12 @@ def result_for(job, **overrides) -> dict:
     return result
 
 
+def assert_documented_error(response) -> None:
+    """The runner API documents its 4xx bodies as ErrorOutput: {"error": code, "detail": message}."""
+    body = response.json()
+    assert isinstance(body.get("error"), str) and isinstance(body.get("detail"), str), body
+
+
 BAD_RESULTS = [
     ("wrong-operator", {"operator": "aten::mul"}, 409, "another operator"),
     ("wrong-tier", {"tier": "smoke"}, 409, "tier"),
@@ -383,6 +389,7 @@ def test_a_result_that_does_not_match_the_job_is_refused_and_stores_nothing(clai
     before = row_counts()
     response = client.post(f"/api/runner/jobs/{job.id}/result", {"result": result_for(job, **overrides)}, format="json")
     assert response.status_code == status, response.content[:300]
+    assert_documented_error(response)
     assert word.lower() in response.json()["detail"].lower(), response.json()
     assert row_counts() == before
     job.refresh_from_db()
@@ -445,6 +452,7 @@ def test_a_malformed_failure_report_is_a_400_and_changes_nothing(claimed, body):
     before = row_counts()
     response = client.post(f"/api/runner/jobs/{job.id}/fail", body, format="json")
     assert response.status_code == 400, response.content[:300]
+    assert_documented_error(response)
     assert row_counts() == before
     job.refresh_from_db()
     assert job.state == JobState.RUNNING and job.deliveries == 1
@@ -459,6 +467,7 @@ def test_a_malformed_heartbeat_is_a_400_and_records_nothing(claimed, body):
     client, job, _ = claimed
     response = client.post("/api/runner/heartbeat", body, format="json")
     assert response.status_code == 400, response.content[:300]
+    assert_documented_error(response)
     job.refresh_from_db()
     assert Runner.objects.get(pk=job.runner_id).last_heartbeat_at is None
 

@@ -49,6 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
     run.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
     run.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
+    run.add_argument("--no-timing", action="store_true",
+                     help="correctness only (e.g. several bundle processes sharing one GPU, where timings mean nothing)")
     return parser
 
 
@@ -91,7 +93,8 @@ def _bundle_run(args: argparse.Namespace) -> int:
 
     try:
         results = run_bundle(jobs, device=args.device, workers=args.workers, progress=progress,
-                             peaks_file=args.peaks, time_budget_s=args.time_budget, max_cases=args.max_cases)
+                             peaks_file=args.peaks, time_budget_s=args.time_budget, max_cases=args.max_cases,
+                             timing=not args.no_timing)
     except BundleError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -14,7 +14,7 @@ from typing import Any
 
 from evaluator.harness import RESULT_SCHEMA, signing
 from evaluator.harness.evaluate import HarnessError
-from evaluator.harness.harness import Harness
+from evaluator.harness.harness import TIMED_TIERS, Harness
 from evaluator.harness.result import new_result
 
 JOBS_SCHEMA = "kgb.jobs/1"
@@ -61,7 +61,7 @@ def _job_problem(job: Any) -> str | None:
 
 def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int = 1,
                progress: Callable[[str], None] | None = None, peaks_file: str | None = None,
-               time_budget_s: float = 1.5, max_cases: int | None = None) -> dict[str, Any]:
+               time_budget_s: float = 1.5, max_cases: int | None = None, timing: bool = True) -> dict[str, Any]:
     if not isinstance(jobs, dict) or jobs.get("schema") != JOBS_SCHEMA:
         raise BundleError(f"not a job bundle (schema must be {JOBS_SCHEMA!r})")
     job_list = jobs.get("jobs")
@@ -70,7 +70,8 @@ def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int 
     say = progress or (lambda message: None)
     chip = jobs.get("chip") if isinstance(jobs.get("chip"), str) else None
     with Harness(device=device, chip=chip, pool_size=max(1, workers), peaks_file=peaks_file,
-                 time_budget_s=time_budget_s, max_cases=max_cases) as harness:
+                 time_budget_s=time_budget_s, max_cases=max_cases,
+                 time_tiers=TIMED_TIERS if timing else ()) as harness:
         environment = dict(harness.environment)
         done = 0
 

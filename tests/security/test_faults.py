@@ -271,3 +271,206 @@ def _answers(client: SiteClient) -> bool:
 def _replay_one(client: SiteClient, world: dict) -> dict:
     job_id, operator = world["jobs"][0]
     return client.post_result(job_id, {"verdict": "correct", "operator": operator, "tier": "smoke"})
+
+
+# --- the broker and the runner agent ---------------------------------------------------------------
+
+
+class OwnRedis:
+    """A Redis server on a free port with persistence off: a restart loses every queued message,
+    the worst case of a broker restart."""
+
+    def __init__(self, binary: str) -> None:
+        self.binary = binary
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_until(self.reachable, 20, "redis to start")
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+    def reachable(self) -> bool:
+        from kombu import Connection
+
+        try:
+            with Connection(self.url, connect_timeout=1) as connection:
+                connection.ensure_connection(max_retries=0)
+            return True
+        except Exception:
+            return False
+
+
+@pytest.fixture
+def own_redis():
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed")
+    server = OwnRedis(binary)
+    server.start()
+    yield server
+    if server.process is not None and server.process.poll() is None:
+        server.kill()
+
+
+@pytest.fixture
+def fleet(own_redis, live_server, settings, monkeypatch, tmp_path):
+    """The site (live_server) publishing to our own Redis, a registered runner, and a way to start
+    runner agents (fake harness) as subprocesses that cannot import Django."""
+    from celery import Celery
+
+    from evaluator import services
+    from tests.evaluator.test_runner_agent import write_no_django_sitecustomize
+    from tests.factories import ChipFactory, UserFactory
+
+    settings.CELERY_BROKER_URL = own_redis.url
+    settings.KGB_RUNNER_HEARTBEAT_S = 2
+    monkeypatch.setenv("KGB_RUNNER_SUPERVISE_S", "1")
+    site_app = Celery("kgb-site-fault-test", broker=own_redis.url)
+    site_app.conf.broker_transport_options = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
+    monkeypatch.setattr(services, "celery_app", site_app)
+    chip = ChipFactory(slug="faults", device_type="cpu", timing_meaningful=False)
+    runner, token = services.register_runner(chip=chip, name="fault-runner", user=UserFactory(is_staff=True))
+    (tmp_path / "token").write_text(token)
+    agents: list[subprocess.Popen] = []
+    log = tmp_path / "agent.log"
+
+    def start_agent(**environment: str) -> subprocess.Popen:
+        agent = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "evaluator.runner",
+                "--site",
+                live_server.url,
+                "--token-file",
+                str(tmp_path / "token"),
+                "--fake-harness",
+            ],
+            cwd=ROOT,
+            env=write_no_django_sitecustomize(tmp_path) | environment,
+            stdout=open(log, "ab"),  # kept open for the agent's lifetime
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        agents.append(agent)
+        return agent
+
+    yield {"chip": chip, "runner": runner, "start_agent": start_agent, "redis": own_redis}
+    print(log.read_text(errors="replace")[-6000:] if log.exists() else "(no agent log)")  # shown on failure
+    for agent in agents:
+        if agent.poll() is None:
+            agent.terminate()
+            try:
+                agent.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(agent.pid, signal.SIGKILL)
+                agent.wait(timeout=10)
+
+
+def locked_retry(action):
+    """SQLite in-memory under live_server: the test thread's reads may meet the server's write lock."""
+    from django.db import OperationalError
+
+    for _ in range(100):
+        try:
+            return action()
+        except OperationalError as error:
+            if "locked" not in str(error):
+                raise
+            time.sleep(0.05)
+    return action()
+
+
+def db_wait(predicate, timeout_s: float, what: str):
+    return wait_until(lambda: locked_retry(predicate), timeout_s, what)
+
+
+def enqueue(chip, count: int) -> list:
+    from evaluator import services
+    from tests.factories import AttemptFactory, SubmissionFactory
+
+    def create():
+        submission = SubmissionFactory(target_chip=chip)
+        return services.enqueue_submission(submission_with_attempts(submission, count))
+
+    def submission_with_attempts(submission, n):
+        for _ in range(n):
+            AttemptFactory(submission=submission)
+        return submission
+
+    return locked_retry(create)
+
+
+def assert_each_recorded_once(jobs: list) -> None:
+    from evaluator.models import Evaluation, JobEvent, JobState
+
+    for job in jobs:
+        locked_retry(job.refresh_from_db)
+        assert job.state == JobState.DONE, (job.id, job.state, job.error)
+        assert locked_retry(lambda job=job: Evaluation.objects.filter(job=job).count()) == 1
+        events = locked_retry(lambda job=job: list(JobEvent.objects.filter(job=job).values_list("to_state", flat=True)))
+        assert events.count("done") == 1 and events[-1] == "done", events
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_broker_restart_that_loses_the_queue_is_recovered_by_resending_and_each_job_ends_once(fleet):
+    from evaluator import services
+    from evaluator.models import Evaluation
+
+    fleet["start_agent"](KGB_FAKE_HARNESS_SLEEP_S="0.5")
+    jobs = enqueue(fleet["chip"], 6)
+    db_wait(lambda: Evaluation.objects.filter(job__in=jobs).exists(), 90, "a first result")
+    fleet["redis"].kill()  # no persistence: every message still queued is gone
+    fleet["redis"].start()
+    # the site still has every job row; the ones whose message was lost are resent
+    resent = locked_retry(lambda: services.resend_queued_jobs(older_than_s=0, chip=fleet["chip"]))
+    finished = locked_retry(lambda: Evaluation.objects.filter(job__in=jobs).count())
+    assert resent + finished <= len(jobs) + 1  # only unfinished jobs are sent again (one may be mid-run)
+    db_wait(lambda: Evaluation.objects.filter(job__in=jobs).count() == len(jobs), 120, "every job to finish")
+    time.sleep(2)  # a late duplicate delivery, if any, would be recorded by now
+    assert_each_recorded_once(jobs)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_runner_agent_killed_mid_evaluation_loses_nothing_the_job_is_resent_and_ends_once(fleet, tmp_path):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from evaluator import services
+    from evaluator.models import EvaluationJob, JobState
+
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    agent = fleet["start_agent"](KGB_FAKE_HARNESS_SLEEP_S="600", KGB_FAKE_HARNESS_PID_DIR=str(pid_dir))
+    (job,) = enqueue(fleet["chip"], 1)
+    pool_pid = int(
+        wait_until(
+            lambda: (pid_dir / str(job.id)).exists() and (pid_dir / str(job.id)).read_text(), 90, "the job to start"
+        )
+    )
+    # the whole runner machine dies: the agent, its worker and the pool process, all at once
+    os.killpg(os.getpgid(pool_pid), signal.SIGKILL)
+    os.killpg(agent.pid, signal.SIGKILL)
+    agent.wait(timeout=10)
+    locked_retry(job.refresh_from_db)
+    assert job.state == JobState.RUNNING and job.deliveries == 1
+    # the unacknowledged message is invisible in Redis for the visibility timeout (an hour): the site
+    # resends running jobs past their hard time limit; simulate that much time having passed
+    overdue = timezone.now() - timedelta(seconds=services.stale_after_s(job) + 1)
+    locked_retry(lambda: EvaluationJob.objects.filter(pk=job.pk).update(started_at=overdue))
+    assert locked_retry(lambda: services.resend_queued_jobs(older_than_s=3600, chip=fleet["chip"])) == 1
+    fleet["start_agent"]()  # a replacement machine
+    db_wait(lambda: EvaluationJob.objects.get(pk=job.pk).state == JobState.DONE, 120, "the resent job to finish")
+    assert_each_recorded_once([job])
+    locked_retry(job.refresh_from_db)
+    assert job.deliveries == 2

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 from typing import Any
 
@@ -193,9 +192,8 @@ def test_at_least_fourteen_reference_solutions() -> None:
 
 @pytest.mark.parametrize("name", SOLVED)
 def test_reference_solution_passes_smoke_on_cpu(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # triton reads this when a kernel is launched, so setting it here is enough
     monkeypatch.setenv("TRITON_INTERPRET", "1")
-    if os.environ.get("TRITON_INTERPRET") != "1":
-        pytest.skip("needs TRITON_INTERPRET=1 before triton is imported")
     spec = _spec(name)
     module = _load_solution(SOLUTIONS_DIR / f"aten__{name}.py")
     for entrypoint in spec.entrypoints:

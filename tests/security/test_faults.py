@@ -205,9 +205,14 @@ def test_postgres_killed_and_restarted_while_results_are_posted_records_each_job
         answers: dict[str, dict] = {}
         errors: list[BaseException] = []
 
+        halfway, go = threading.Event(), threading.Event()
+
         def post_all() -> None:
             try:
-                for job_id, operator in world["jobs"]:
+                for index, (job_id, operator) in enumerate(world["jobs"]):
+                    if index == 5:  # let the main thread pull the plug while the next posts go out
+                        halfway.set()
+                        go.wait(timeout=60)
                     result = {
                         "schema": "kgb.result/1",
                         "verdict": "correct",
@@ -222,7 +227,9 @@ def test_postgres_killed_and_restarted_while_results_are_posted_records_each_job
 
         poster = threading.Thread(target=post_all, name="poster")
         poster.start()
-        wait_until(lambda: len(answers) >= 5, 60, "the first results")
+        assert halfway.wait(timeout=60), "the first results were never recorded"
+        go.set()
+        time.sleep(0.05)
         own_postgres.kill()  # mid-stream: the next posts (and possibly one in flight) hit a dead database
         recorded_before_restart = len(answers)
         time.sleep(2)

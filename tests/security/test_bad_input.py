@@ -266,6 +266,24 @@ def test_a_good_upload_through_both_doors_is_stored_once_with_one_job_per_file(
     assert EvaluationJob.objects.filter(state=JobState.QUEUED).count() == 4 and len(sent_tasks) == 4
 
 
+def test_a_database_error_halfway_through_storing_an_upload_leaves_nothing(world, monkeypatch, sent_tasks):
+    """The submission row is written before its attempts: a failure in between must roll it back."""
+    from django.db import DatabaseError
+
+    def broken_bulk_create(*args, **kwargs):
+        raise DatabaseError("disk full")
+
+    monkeypatch.setattr(Attempt.objects, "bulk_create", broken_bulk_create)
+    client = _api_client(world.user)
+    client.raise_request_exception = False
+    before = row_counts()
+    response = client.post(
+        "/api/v1/submissions/", _files(make_zip({"aten__add.py": KERNEL}), GOOD_META), format="multipart"
+    )
+    assert response.status_code == 500
+    assert row_counts() == before and sent_tasks == []
+
+
 def test_an_oversized_archive_is_refused_before_validation(client, world, monkeypatch):
     monkeypatch.setattr("leaderboard.forms.MAX_ARCHIVE_BYTES", 1024)
     monkeypatch.setattr(upload, "MAX_ARCHIVE_BYTES", 1024)

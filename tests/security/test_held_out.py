@@ -110,6 +110,10 @@ def test_the_secret_seed_is_nowhere_public_nor_in_logs_events_or_stored_results(
         response = client.get(url)
         assert response.status_code == 200, (url, response.status_code)
         assert not leaks(seed, response.content), url
+    client.force_login(world.staff)  # the staff runners page lists jobs in flight; the admin alone shows seeds
+    for url in ("/runners/", "/leaderboard/"):
+        response = client.get(url)
+        assert response.status_code == 200 and not leaks(seed, response.content), url
     evaluation = Evaluation.objects.get(job=ranked["job"])
     assert evaluation.held_out
     assert not leaks(seed, json.dumps(model_to_dict(evaluation), default=str))

@@ -1,25 +1,31 @@
 """Issue 9, schema fuzzing: schemathesis generates requests for every operation of /api/schema/
 and sends them in-process to the WSGI app, authenticated as a user (public API) or as a runner
-(runner API). Checks: no 5xx, and every response conforms to the schema (status code documented
-is checked separately, content type and body shape always)."""
+(runner API). Checks: no 5xx, and every response's body and content type conform to the schema.
+(Status-code conformance is not checked: 401, 404 and 429 are answered everywhere but documented
+on few operations.) schemathesis is pinned in requirements-dev.txt; without it this module skips."""
 
 from __future__ import annotations
 
 import pytest
-import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
 from evaluator import services as evaluator_services
 from kgsite.wsgi import application
 from tests.factories import AttemptFactory, EvaluationFactory, SubmissionFactory
 from tests.security.conftest import throttle_rates
 
+schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not installed (schemathesis==4.32.5)")
+
 EXAMPLES_PER_OPERATION = 25
-CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
+
+
+def response_checks() -> list:
+    from schemathesis.checks import not_a_server_error
+    from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
+
+    return [not_a_server_error, response_schema_conformance, content_type_conformance]
 
 
 @pytest.fixture
@@ -56,7 +62,7 @@ def fuzz_operation(operation, *, headers: dict, ids: dict, statuses: dict[str, l
     def check(case, use_existing: bool) -> None:
         if use_existing and case.path_parameters:
             case.path_parameters = {name: existing_id(name) for name in case.path_parameters}
-        response = case.call_and_validate(headers=headers, checks=CHECKS)
+        response = case.call_and_validate(headers=headers, checks=response_checks())
         statuses.setdefault(operation.label, []).append(response.status_code)
 
     check()

@@ -60,8 +60,17 @@ def check_spec(spec, tiers: list[str], full_cases: int, seed: int, timing: bool,
     rows = []
     vendor = spec.vendor_baseline(device) if spec.vendor_baseline else None
     if vendor is None:
-        return [{"operator": spec.name, "tier": "-", "case": "-", "status": "NO BASELINE", "max_abs": None,
-                 "max_rel": None, "reason": "vendor_baseline returned None"}]
+        return [
+            {
+                "operator": spec.name,
+                "tier": "-",
+                "case": "-",
+                "status": "NO BASELINE",
+                "max_abs": None,
+                "max_rel": None,
+                "reason": "vendor_baseline returned None",
+            }
+        ]
     for tier in tiers:
         cases = list(spec.tier(tier))
         if tier == "full":
@@ -76,8 +85,12 @@ def check_spec(spec, tiers: list[str], full_cases: int, seed: int, timing: bool,
                 if device == "cuda":
                     torch.cuda.synchronize()
                 result = spec.compare(out, ref, case, pristine)
-                row.update(status="pass" if result.passed else "FAIL", max_abs=result.max_abs_err,
-                           max_rel=result.max_rel_err, reason=result.reason)
+                row.update(
+                    status="pass" if result.passed else "FAIL",
+                    max_abs=result.max_abs_err,
+                    max_rel=result.max_rel_err,
+                    reason=result.reason,
+                )
                 if timing and tier == "full" and index == 0:
                     row["vendor_ms"] = median_ms(lambda i: spec.invoke(vendor, i), pristine)
                     row["reference_ms"] = median_ms(spec.run_reference, pristine)
@@ -111,15 +124,19 @@ def main() -> int:
     for spec in specs:
         rows.extend(check_spec(spec, args.tiers, args.full_cases, args.seed, args.time))
     library = blas.path if blas else "none"
-    print(f"# cuBLAS vendor check: {torch.cuda.get_device_name()} · torch {torch.__version__} · CUDA "
-          f"{torch.version.cuda} · library {library} · python {platform.python_version()} · "
-          f"{time.time() - started:.0f} s\n")
+    print(
+        f"# cuBLAS vendor check: {torch.cuda.get_device_name()} · torch {torch.__version__} · CUDA "
+        f"{torch.version.cuda} · library {library} · python {platform.python_version()} · "
+        f"{time.time() - started:.0f} s\n"
+    )
     print("| routine | tier | case | status | max abs err | max rel err | vendor ms | reference ms | reason |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['operator']} | {r['tier']} | {r['case']} | {r['status']} | {fmt(r['max_abs'])} | "
-              f"{fmt(r['max_rel'])} | {fmt(r.get('vendor_ms'))} | {fmt(r.get('reference_ms'))} | "
-              f"{(r.get('reason') or '')[:160]} |")
+        print(
+            f"| {r['operator']} | {r['tier']} | {r['case']} | {r['status']} | {fmt(r['max_abs'])} | "
+            f"{fmt(r['max_rel'])} | {fmt(r.get('vendor_ms'))} | {fmt(r.get('reference_ms'))} | "
+            f"{(r.get('reason') or '')[:160]} |"
+        )
     counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("pass", "FAIL", "ERROR", "NO BASELINE")}
     print("\n" + ", ".join(f"{k}: {v}" for k, v in counts.items()))
     if args.json:

@@ -44,8 +44,21 @@ def direct_call(spec, module, inputs):
 def ncu_durations(device: str) -> dict[str, float]:
     """Median kernel duration (µs) per case label from ncu, 5 launches per case."""
     script = Path(__file__).with_name("harness_accuracy.py")
-    cmd = ["ncu", "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--csv", "--print-units", "base",
-           sys.executable, str(script), "--ncu-target", "--device", device]
+    cmd = [
+        "ncu",
+        "--clock-control",
+        "none",
+        "--metrics",
+        "gpu__time_duration.sum",
+        "--csv",
+        "--print-units",
+        "base",
+        sys.executable,
+        str(script),
+        "--ncu-target",
+        "--device",
+        device,
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=400, env={**os.environ})
     rows = [r for r in csv.reader(io.StringIO(out.stdout)) if len(r) > 10]
     if not rows:
@@ -54,12 +67,18 @@ def ncu_durations(device: str) -> dict[str, float]:
     name_i, value_i = header.index("Kernel Name"), header.index("Metric Value")
     # only the solutions' own kernels (input generation launches others); the first launch of each
     # case compiled it, then 5 profiled launches per case follow, cases in SPECS order
-    values = [float(r[value_i].replace(",", "")) / 1000.0 for r in data
-              if "_add_kernel" in r[name_i] or "_softmax_kernel" in r[name_i]]
+    values = [
+        float(r[value_i].replace(",", "")) / 1000.0
+        for r in data
+        if "_add_kernel" in r[name_i] or "_softmax_kernel" in r[name_i]
+    ]
     labels = case_labels()
-    values = values[len(labels):]
-    return {label: statistics.median(values[i * 5:(i + 1) * 5]) for i, label in enumerate(labels)
-            if values[i * 5:(i + 1) * 5]}
+    values = values[len(labels) :]
+    return {
+        label: statistics.median(values[i * 5 : (i + 1) * 5])
+        for i, label in enumerate(labels)
+        if values[i * 5 : (i + 1) * 5]
+    }
 
 
 def case_labels() -> list[str]:
@@ -109,8 +128,9 @@ def main() -> None:
         module = load_solution(SOLUTIONS[spec.id])
         for index, case in enumerate(spec.tier("perf")):
             inputs = spec.make_inputs(case, Rng(2000 + index, args.device))
-            do_bench[f"{spec.id} {case}"] = triton.testing.do_bench(direct_call(spec, module, inputs),
-                                                                    return_mode="median") * 1000.0
+            do_bench[f"{spec.id} {case}"] = (
+                triton.testing.do_bench(direct_call(spec, module, inputs), return_mode="median") * 1000.0
+            )
     ncu: dict[str, float] = {}
     ncu_error = ""
     if args.ncu and shutil.which("ncu"):
@@ -124,15 +144,23 @@ def main() -> None:
     for label in case_labels():
         t = ours[label]
         ref = do_bench.get(label)
-        row = {"case": label, "method": t["method"], "ours_us": t["candidate_median_us"], "iqr_us": t["candidate_iqr_us"],
-               "samples": t["samples"], "do_bench_median_us": ref,
-               "vs_do_bench_pct": (t["candidate_median_us"] / ref - 1) * 100 if ref else None,
-               "ncu_us": ncu.get(label), "vs_ncu_pct": (t["candidate_median_us"] / ncu[label] - 1) * 100
-               if ncu.get(label) else None}
+        row = {
+            "case": label,
+            "method": t["method"],
+            "ours_us": t["candidate_median_us"],
+            "iqr_us": t["candidate_iqr_us"],
+            "samples": t["samples"],
+            "do_bench_median_us": ref,
+            "vs_do_bench_pct": (t["candidate_median_us"] / ref - 1) * 100 if ref else None,
+            "ncu_us": ncu.get(label),
+            "vs_ncu_pct": (t["candidate_median_us"] / ncu[label] - 1) * 100 if ncu.get(label) else None,
+        }
         rows.append(row)
-        print(f"{label:70s} {t['method']:10s} ours {row['ours_us']:9.2f}  do_bench {ref:9.2f} "
-              f"({row['vs_do_bench_pct']:+6.2f}%)  ncu {row['ncu_us'] or float('nan'):9.2f} "
-              f"({row['vs_ncu_pct'] if row['vs_ncu_pct'] is not None else float('nan'):+6.2f}%)")
+        print(
+            f"{label:70s} {t['method']:10s} ours {row['ours_us']:9.2f}  do_bench {ref:9.2f} "
+            f"({row['vs_do_bench_pct']:+6.2f}%)  ncu {row['ncu_us'] or float('nan'):9.2f} "
+            f"({row['vs_ncu_pct'] if row['vs_ncu_pct'] is not None else float('nan'):+6.2f}%)"
+        )
     if ncu_error:
         print("ncu:", ncu_error)
     if args.out:

@@ -30,12 +30,27 @@ def main() -> int:
         if path.name not in by_file:
             continue
         source = path.read_text()
-        jobs.append({"job_id": path.name, "operator": by_file[path.name], "tier": args.tier, "seed": 3,
-                     "secret_seed": False, "timeout_s": 600,
-                     "solution": {"file_name": path.name, "source": source,
-                                  "sha256": hashlib.sha256(source.encode()).hexdigest()}})
-    results = run_bundle({"schema": "kgb.jobs/1", "chip": "", "jobs": jobs}, device=args.device,
-                         workers=args.workers, progress=lambda m: print(m, file=sys.stderr, flush=True))
+        jobs.append(
+            {
+                "job_id": path.name,
+                "operator": by_file[path.name],
+                "tier": args.tier,
+                "seed": 3,
+                "secret_seed": False,
+                "timeout_s": 600,
+                "solution": {
+                    "file_name": path.name,
+                    "source": source,
+                    "sha256": hashlib.sha256(source.encode()).hexdigest(),
+                },
+            }
+        )
+    results = run_bundle(
+        {"schema": "kgb.jobs/1", "chip": "", "jobs": jobs},
+        device=args.device,
+        workers=args.workers,
+        progress=lambda m: print(m, file=sys.stderr, flush=True),
+    )
     verdicts = Counter()
     bad = []
     for item in results["results"]:

@@ -15,12 +15,38 @@ import sys
 import time
 from pathlib import Path
 
-ADVERSARIAL = ["torch_fallback", "return_input", "stale_empty", "cache_across_calls", "write_inputs",
-               "python_math_ghost", "python_math_no_launch", "nan_output", "partial_output", "precision_downgrade",
-               "os_exit", "segfault", "infinite_loop", "lazy_subclass", "gc_reference", "monkeypatch_torch"]
+ADVERSARIAL = [
+    "torch_fallback",
+    "return_input",
+    "stale_empty",
+    "cache_across_calls",
+    "write_inputs",
+    "python_math_ghost",
+    "python_math_no_launch",
+    "nan_output",
+    "partial_output",
+    "precision_downgrade",
+    "os_exit",
+    "segfault",
+    "infinite_loop",
+    "lazy_subclass",
+    "gc_reference",
+    "monkeypatch_torch",
+]
 # with the static layer off, only the files whose exploit then reaches the runtime layers on a GPU
-RUNTIME_ONLY = ["torch_fallback", "stale_empty", "cache_across_calls", "write_inputs", "python_math_ghost",
-                "nan_output", "os_exit", "segfault", "infinite_loop", "side_stream", "phase_counting"]
+RUNTIME_ONLY = [
+    "torch_fallback",
+    "stale_empty",
+    "cache_across_calls",
+    "write_inputs",
+    "python_math_ghost",
+    "nan_output",
+    "os_exit",
+    "segfault",
+    "infinite_loop",
+    "side_stream",
+    "phase_counting",
+]
 CUDA_ONLY = ["side_stream", "phase_counting"]
 
 
@@ -53,11 +79,22 @@ def hostile_via_api(out_dir: Path) -> list[dict]:
                 source = Path(f"tests/harness/{folder}/{name}.py").read_text()
                 tier = "perf" if name in CUDA_ONLY or name in ("python_math_ghost",) else "full"
                 result = harness.evaluate(ADD_BENCH, source, tier=tier, timeout_s=8 if name == "infinite_loop" else 120)
-                rows.append({"file": name, "static_layer": static, "tier": tier, "verdict": result["verdict"],
-                             "reason": result["reason"][:240], "layers": sorted({f["layer"] for f in result["findings"]}),
-                             "duration_s": result["duration_s"]})
-                print(f"{name:24s} static={static!s:5s} {result['verdict']:15s} {rows[-1]['layers']} "
-                      f"{result['reason'][:100]}", flush=True)
+                rows.append(
+                    {
+                        "file": name,
+                        "static_layer": static,
+                        "tier": tier,
+                        "verdict": result["verdict"],
+                        "reason": result["reason"][:240],
+                        "layers": sorted({f["layer"] for f in result["findings"]}),
+                        "duration_s": result["duration_s"],
+                    }
+                )
+                print(
+                    f"{name:24s} static={static!s:5s} {result['verdict']:15s} {rows[-1]['layers']} "
+                    f"{result['reason'][:100]}",
+                    flush=True,
+                )
     (out_dir / "hostile.json").write_text(json.dumps(rows, indent=1))
     return rows
 
@@ -72,30 +109,76 @@ def main() -> None:
     log = out / "log.txt"
     skip = set(filter(None, args.skip.split(",")))
     py = sys.executable
-    env_info = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,"
-                               "temperature.gpu,power.draw", "--format=csv"], capture_output=True, text=True)
-    (out / "gpu.txt").write_text(env_info.stdout + env_info.stderr + f"\nncu: {subprocess.run(['which', 'ncu'], capture_output=True, text=True).stdout}")
+    env_info = subprocess.run(
+        [
+            "nvidia-smi",
+            "--query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw",
+            "--format=csv",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    (out / "gpu.txt").write_text(
+        env_info.stdout
+        + env_info.stderr
+        + f"\nncu: {subprocess.run(['which', 'ncu'], capture_output=True, text=True).stdout}"
+    )
     steps = []
     if "cli" not in skip:
         ref = "operators/solutions/triton_reference/aten__add.py"
         cli = []
         for label, cmd in [
-            ("correct_full", [py, "-m", "evaluator", "check", "--operator", "aten::add", "--solution", ref,
-                              "--tier", "full"]),
-            ("correct_perf", [py, "-m", "evaluator", "check", "--operator", "aten::add", "--solution", ref,
-                              "--tier", "perf"]),
-            ("hostile_fallback", [py, "-m", "evaluator", "check", "--operator", "aten::add", "--solution",
-                                  "tests/harness/adversarial/torch_fallback.py"]),
-            ("hostile_segfault_static", [py, "-m", "evaluator", "check", "--operator", "aten::add", "--solution",
-                                         "tests/harness/adversarial/segfault.py"]),
+            (
+                "correct_full",
+                [py, "-m", "evaluator", "check", "--operator", "aten::add", "--solution", ref, "--tier", "full"],
+            ),
+            (
+                "correct_perf",
+                [py, "-m", "evaluator", "check", "--operator", "aten::add", "--solution", ref, "--tier", "perf"],
+            ),
+            (
+                "hostile_fallback",
+                [
+                    py,
+                    "-m",
+                    "evaluator",
+                    "check",
+                    "--operator",
+                    "aten::add",
+                    "--solution",
+                    "tests/harness/adversarial/torch_fallback.py",
+                ],
+            ),
+            (
+                "hostile_segfault_static",
+                [
+                    py,
+                    "-m",
+                    "evaluator",
+                    "check",
+                    "--operator",
+                    "aten::add",
+                    "--solution",
+                    "tests/harness/adversarial/segfault.py",
+                ],
+            ),
         ]:
             code, stdout = run(cmd, log, 300)
             try:
                 result = json.loads(stdout)
-                cli.append({"label": label, "rc": code, "verdict": result["verdict"], "reason": result["reason"][:300],
-                            "timing": result["timing"], "sol_pct": result["sol_pct"],
-                            "duration_s": result["duration_s"], "environment": result["environment"],
-                            "profile": result.get("profile")})
+                cli.append(
+                    {
+                        "label": label,
+                        "rc": code,
+                        "verdict": result["verdict"],
+                        "reason": result["reason"][:300],
+                        "timing": result["timing"],
+                        "sol_pct": result["sol_pct"],
+                        "duration_s": result["duration_s"],
+                        "environment": result["environment"],
+                        "profile": result.get("profile"),
+                    }
+                )
             except ValueError:
                 cli.append({"label": label, "rc": code, "verdict": None})
             print(label, cli[-1].get("verdict"), cli[-1].get("timing"), flush=True)

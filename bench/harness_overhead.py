@@ -33,15 +33,23 @@ def main() -> None:
             result = harness.evaluate(ADD_BENCH, source, tier=args.tier)
             profile = result["profile"]
             overhead = result["duration_s"] - profile["candidate_calls_s"] - profile["timed_s"]
-            rows.append({"verdict": result["verdict"], "duration_s": result["duration_s"], "overhead_s": overhead,
-                         **profile})
+            rows.append(
+                {"verdict": result["verdict"], "duration_s": result["duration_s"], "overhead_s": overhead, **profile}
+            )
         environment = harness.environment
     overheads = [r["overhead_s"] for r in rows]
-    summary = {"device": environment["device_name"], "tier": args.tier, "attempts": len(rows),
-               "pool_size": args.pool, "overhead_median_s": statistics.median(overheads),
-               "overhead_max_s": max(overheads), "duration_median_s": statistics.median(r["duration_s"] for r in rows),
-               "acquire_median_s": statistics.median(r["acquire_s"] for r in rows),
-               "verdicts": sorted({r["verdict"] for r in rows}), "bench_wall_s": time.monotonic() - started}
+    summary = {
+        "device": environment["device_name"],
+        "tier": args.tier,
+        "attempts": len(rows),
+        "pool_size": args.pool,
+        "overhead_median_s": statistics.median(overheads),
+        "overhead_max_s": max(overheads),
+        "duration_median_s": statistics.median(r["duration_s"] for r in rows),
+        "acquire_median_s": statistics.median(r["acquire_s"] for r in rows),
+        "verdicts": sorted({r["verdict"] for r in rows}),
+        "bench_wall_s": time.monotonic() - started,
+    }
     print(json.dumps(summary, indent=1))
     if args.out:
         Path(args.out).write_text(json.dumps({"summary": summary, "rows": rows, "environment": environment}, indent=1))

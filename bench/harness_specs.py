@@ -7,16 +7,30 @@ import dataclasses
 
 from tests.harness.specs import ADD, SOFTMAX
 
-ADD_BENCH = dataclasses.replace(ADD, cases={**ADD.cases, "perf": [
-    {"shape": [4096], "dtype": "float32", "alpha": 1.0},            # ~2-3 µs: CUDA graph
-    {"shape": [1024, 1024], "dtype": "bfloat16", "alpha": 0.5},     # ~5 µs: CUDA graph
-    {"shape": [4096, 4096], "dtype": "bfloat16", "alpha": 0.5},     # ~25 µs
-    {"shape": [16384, 8192], "dtype": "bfloat16", "alpha": 0.5},    # ~200 µs
-]})
-SOFTMAX_BENCH = dataclasses.replace(SOFTMAX, cases={**SOFTMAX.cases, "perf": [
-    {"shape": [8192, 4096], "dtype": "float32"},                    # ~60 µs
-]})
+ADD_BENCH = dataclasses.replace(
+    ADD,
+    cases={
+        **ADD.cases,
+        "perf": [
+            {"shape": [4096], "dtype": "float32", "alpha": 1.0},  # ~2-3 µs: CUDA graph
+            {"shape": [1024, 1024], "dtype": "bfloat16", "alpha": 0.5},  # ~5 µs: CUDA graph
+            {"shape": [4096, 4096], "dtype": "bfloat16", "alpha": 0.5},  # ~25 µs
+            {"shape": [16384, 8192], "dtype": "bfloat16", "alpha": 0.5},  # ~200 µs
+        ],
+    },
+)
+SOFTMAX_BENCH = dataclasses.replace(
+    SOFTMAX,
+    cases={
+        **SOFTMAX.cases,
+        "perf": [
+            {"shape": [8192, 4096], "dtype": "float32"},  # ~60 µs
+        ],
+    },
+)
 
 SPECS = [ADD_BENCH, SOFTMAX_BENCH]
-SOLUTIONS = {"aten::add": "tests/harness/solutions/aten__add.py",
-             "aten::softmax": "tests/harness/solutions/aten__softmax.py"}
+SOLUTIONS = {
+    "aten::add": "tests/harness/solutions/aten__add.py",
+    "aten::softmax": "tests/harness/solutions/aten__softmax.py",
+}

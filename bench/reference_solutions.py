@@ -26,8 +26,23 @@ def operator_id(path: Path) -> str:
 
 
 def check(op: str, solution: Path, *, device: str, tier: str, timeout: float) -> dict:
-    command = [sys.executable, "-m", "evaluator", "check", "--operator", op, "--solution", str(solution),
-               "--device", device, "--tier", tier, "--timeout", str(int(timeout)), "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "evaluator",
+        "check",
+        "--operator",
+        op,
+        "--solution",
+        str(solution),
+        "--device",
+        device,
+        "--tier",
+        tier,
+        "--timeout",
+        str(int(timeout)),
+        "--json",
+    ]
     started = time.perf_counter()
     try:
         proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout + 120)
@@ -56,8 +71,12 @@ def markdown(rows: list[dict], tiers: list[str]) -> str:
             passed = sum(1 for c in cases if c.get("passed"))
             timing = r.get("timing") or {}
             speedup = timing.get("speedup")
-            cells += [r.get("verdict", "?"), f"{passed}/{len(cases)}",
-                      f"{speedup:.2f}x" if isinstance(speedup, (int, float)) else "-", str(timing.get("baseline_kind", "-"))]
+            cells += [
+                r.get("verdict", "?"),
+                f"{passed}/{len(cases)}",
+                f"{speedup:.2f}x" if isinstance(speedup, (int, float)) else "-",
+                str(timing.get("baseline_kind", "-")),
+            ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -84,11 +103,20 @@ def main() -> int:
             row[tier] = check(op, path, device=device_args, tier=tier, timeout=args.timeout)
             r = row[tier]
             speed = (r.get("timing") or {}).get("speedup")
-            print(f"{op:50s} {tier:6s} {r.get('verdict'):18s} {speed if speed else '':>8} {r.get('wall_s', 0):6.1f}s "
-                  f"{(r.get('reason') or '')[:100]}", file=sys.stderr, flush=True)
+            print(
+                f"{op:50s} {tier:6s} {r.get('verdict'):18s} {speed if speed else '':>8} {r.get('wall_s', 0):6.1f}s "
+                f"{(r.get('reason') or '')[:100]}",
+                file=sys.stderr,
+                flush=True,
+            )
         rows.append(row)
-    report = {"machine": platform.node(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-              "device": args.device, "tiers": args.tiers, "rows": rows}
+    report = {
+        "machine": platform.node(),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "device": args.device,
+        "tiers": args.tiers,
+        "rows": rows,
+    }
     if args.out:
         args.out.write_text(json.dumps(report, indent=1))
     table = markdown(rows, args.tiers)

@@ -24,7 +24,7 @@ def main() -> int:
     args.out_dir.mkdir(parents=True, exist_ok=True)
     for source, jobs in sorted(by_source.items()):
         for start in range(0, len(jobs), args.per_chunk):
-            chunk = {**bundle, "jobs": jobs[start:start + args.per_chunk]}
+            chunk = {**bundle, "jobs": jobs[start : start + args.per_chunk]}
             path = args.out_dir / f"{source}_{start // args.per_chunk:02d}.json"
             path.write_text(json.dumps(chunk))
             print(f"{path}: {len(chunk['jobs'])} jobs")

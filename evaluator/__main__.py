@@ -49,8 +49,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
     run.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
     run.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
-    run.add_argument("--no-timing", action="store_true",
-                     help="correctness only (e.g. several bundle processes sharing one GPU, where timings mean nothing)")
+    run.add_argument(
+        "--no-timing",
+        action="store_true",
+        help="correctness only (e.g. several bundle processes sharing one GPU, where timings mean nothing)",
+    )
     return parser
 
 
@@ -65,10 +68,22 @@ def _check(args: argparse.Namespace) -> int:
         print(f"error: cannot read solution {path}: {exc}", file=sys.stderr)
         return 2
     try:
-        with Harness(device=args.device, chip=args.chip, peaks_file=args.peaks, max_cases=args.max_cases,
-                     time_budget_s=args.time_budget) as harness:
-            result = harness.evaluate(args.operator, source, tier=args.tier, seed=args.seed,
-                                      secret_seed=args.secret_seed, timeout_s=args.timeout, file_name=path.name)
+        with Harness(
+            device=args.device,
+            chip=args.chip,
+            peaks_file=args.peaks,
+            max_cases=args.max_cases,
+            time_budget_s=args.time_budget,
+        ) as harness:
+            result = harness.evaluate(
+                args.operator,
+                source,
+                tier=args.tier,
+                seed=args.seed,
+                secret_seed=args.secret_seed,
+                timeout_s=args.timeout,
+                file_name=path.name,
+            )
     except KeyError as exc:  # operators.registry.UnknownOperator
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -92,9 +107,16 @@ def _bundle_run(args: argparse.Namespace) -> int:
         print(message, file=sys.stderr, flush=True)
 
     try:
-        results = run_bundle(jobs, device=args.device, workers=args.workers, progress=progress,
-                             peaks_file=args.peaks, time_budget_s=args.time_budget, max_cases=args.max_cases,
-                             timing=not args.no_timing)
+        results = run_bundle(
+            jobs,
+            device=args.device,
+            workers=args.workers,
+            progress=progress,
+            peaks_file=args.peaks,
+            time_budget_s=args.time_budget,
+            max_cases=args.max_cases,
+            timing=not args.no_timing,
+        )
     except BundleError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -28,10 +28,13 @@ class Chip(models.Model):
     name = models.CharField(max_length=100)
     vendor = models.CharField(max_length=60)
     family = models.CharField(
-        max_length=30, help_text="Chip family for prompts: nvidia, amd, ascend, moore_threads, hygon, iluvatar, metax, cpu."
+        max_length=30,
+        help_text="Chip family for prompts: nvidia, amd, ascend, moore_threads, hygon, iluvatar, metax, cpu.",
     )
     device_type = models.CharField(max_length=10, choices=DeviceType.choices)
-    triton_backend = models.CharField(max_length=60, help_text="Triton backend or fork, e.g. 'nvidia', 'amd', 'triton-ascend'.")
+    triton_backend = models.CharField(
+        max_length=60, help_text="Triton backend or fork, e.g. 'nvidia', 'amd', 'triton-ascend'."
+    )
     l2_bytes = models.BigIntegerField(null=True, blank=True)
     peak_bandwidth_gbs = models.FloatField(null=True, blank=True, help_text="Published peak memory bandwidth, GB/s.")
     peak_tflops = models.JSONField(default=dict, blank=True, help_text="Published dense peak per dtype, TFLOP/s.")
@@ -74,9 +77,7 @@ class Runner(models.Model):
     state = models.CharField(max_length=10, choices=RunnerState.choices, default=RunnerState.ACTIVE)
     last_heartbeat_at = models.DateTimeField(null=True, blank=True)
     last_environment = models.JSONField(default=dict, blank=True)
-    current_job = models.ForeignKey(
-        "EvaluationJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    current_job = models.ForeignKey("EvaluationJob", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     token_rotated_at = models.DateTimeField(null=True, blank=True)
@@ -144,7 +145,9 @@ class EvaluationJob(models.Model):
                 condition=models.Q(state__in=["queued", "running", "done", "failed", "cancelled"]),
                 name="job_state_valid",
             ),
-            models.CheckConstraint(condition=models.Q(tier__in=["smoke", "full", "edge", "perf"]), name="job_tier_valid"),
+            models.CheckConstraint(
+                condition=models.Q(tier__in=["smoke", "full", "edge", "perf"]), name="job_tier_valid"
+            ),
         ]
         indexes = [
             # queue depth per chip and the runners page's in-flight list
@@ -242,7 +245,9 @@ class JobEvent(models.Model):
     from_state = models.CharField(max_length=10, blank=True)
     to_state = models.CharField(max_length=10)
     runner = models.ForeignKey(Runner, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     detail = models.TextField(blank=True)
     at = models.DateTimeField(default=timezone.now)
 
@@ -259,7 +264,9 @@ class RunnerAuditEvent(models.Model):
 
     runner = models.ForeignKey(Runner, on_delete=models.CASCADE, related_name="audit_events")
     action = models.CharField(max_length=30)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     detail = models.TextField(blank=True)
     at = models.DateTimeField(default=timezone.now)
 

@@ -128,7 +128,9 @@ MEDIA_ROOT = VAR_DIR / "media"
 # security (production mode: `manage.py check --deploy` clean)
 SESSION_COOKIE_SECURE = not DEBUG and env_bool("KGB_HTTPS", True)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
-SECURE_SSL_REDIRECT = not DEBUG and not TESTING and env_bool("KGB_HTTPS", True) and env_bool("SECURE_SSL_REDIRECT", True)
+SECURE_SSL_REDIRECT = (
+    not DEBUG and not TESTING and env_bool("KGB_HTTPS", True) and env_bool("SECURE_SSL_REDIRECT", True)
+)
 SECURE_HSTS_SECONDS = 0 if DEBUG else env_int("SECURE_HSTS_SECONDS", 31536000, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG

@@ -6,4 +6,4 @@ import os
 
 os.environ.setdefault("KGB_TESTING", "1")
 
-from kgsite.settings import *  # noqa: E402,F403
+from kgsite.settings import *  # noqa: F403

@@ -1,7 +1,7 @@
 """Catalog command line (no Django).
 
-    python -m operators list [--source aten|vllm13|cublas] [--mc] [--json]
-    python -m operators prompt ID [--chip-family nvidia|amd|ascend|...]
+python -m operators list [--source aten|vllm13|cublas] [--mc] [--json]
+python -m operators prompt ID [--chip-family nvidia|amd|ascend|...]
 """
 
 from __future__ import annotations

@@ -28,27 +28,59 @@ class ChipFamily:
 
 
 CHIP_FAMILIES: dict[str, ChipFamily] = {
-    "nvidia": ChipFamily("nvidia", "cuda", "Triton's NVIDIA (PTX) backend",
-                         ("Tensors live on device 'cuda'.",)),
-    "amd": ChipFamily("amd", "cuda", "Triton's AMD (ROCm/HIP) backend",
-                      ("PyTorch for ROCm exposes the GPU as device 'cuda' (HIP_VISIBLE_DEVICES selects it).",
-                       "A wavefront has 64 lanes: prefer num_warps 4-8 and BLOCK sizes that are multiples of 64.")),
-    "ascend": ChipFamily("ascend", "npu", "the Triton-Ascend backend",
-                         ("`import torch` must be immediately followed by `import torch_npu`.",
-                          "Tensors live on device 'npu' (ASCEND_RT_VISIBLE_DEVICES selects it).",
-                          "Prefer 1-D grids of a few dozen programs (one per AI core) that loop over blocks.")),
-    "moore_threads": ChipFamily("moore_threads", "musa", "the Triton backend for MUSA",
-                                ("`import torch_musa` after `import torch`; tensors live on device 'musa' "
-                                 "(MUSA_VISIBLE_DEVICES selects it).",)),
-    "hygon": ChipFamily("hygon", "cuda", "Triton's DCU (HIP) backend",
-                        ("The DCU is exposed as device 'cuda' (HIP_VISIBLE_DEVICES selects it); 64-lane wavefronts.",)),
-    "iluvatar": ChipFamily("iluvatar", "cuda", "the Iluvatar CoreX Triton backend",
-                           ("The GPU is exposed as device 'cuda' (CUDA_VISIBLE_DEVICES selects it).",)),
-    "metax": ChipFamily("metax", "cuda", "the MetaX MACA Triton backend",
-                        ("The GPU is exposed as device 'cuda' (MACA_VISIBLE_DEVICES selects it).",)),
-    "cpu": ChipFamily("cpu", "cpu", "the Triton CPU interpreter (TRITON_INTERPRET=1)",
-                      ("Tensors live on device 'cpu' and kernels run in the Triton interpreter: correctness only, "
-                       "no timing. The interpreter's fp32->bf16 cast truncates instead of rounding.",)),
+    "nvidia": ChipFamily("nvidia", "cuda", "Triton's NVIDIA (PTX) backend", ("Tensors live on device 'cuda'.",)),
+    "amd": ChipFamily(
+        "amd",
+        "cuda",
+        "Triton's AMD (ROCm/HIP) backend",
+        (
+            "PyTorch for ROCm exposes the GPU as device 'cuda' (HIP_VISIBLE_DEVICES selects it).",
+            "A wavefront has 64 lanes: prefer num_warps 4-8 and BLOCK sizes that are multiples of 64.",
+        ),
+    ),
+    "ascend": ChipFamily(
+        "ascend",
+        "npu",
+        "the Triton-Ascend backend",
+        (
+            "`import torch` must be immediately followed by `import torch_npu`.",
+            "Tensors live on device 'npu' (ASCEND_RT_VISIBLE_DEVICES selects it).",
+            "Prefer 1-D grids of a few dozen programs (one per AI core) that loop over blocks.",
+        ),
+    ),
+    "moore_threads": ChipFamily(
+        "moore_threads",
+        "musa",
+        "the Triton backend for MUSA",
+        ("`import torch_musa` after `import torch`; tensors live on device 'musa' (MUSA_VISIBLE_DEVICES selects it).",),
+    ),
+    "hygon": ChipFamily(
+        "hygon",
+        "cuda",
+        "Triton's DCU (HIP) backend",
+        ("The DCU is exposed as device 'cuda' (HIP_VISIBLE_DEVICES selects it); 64-lane wavefronts.",),
+    ),
+    "iluvatar": ChipFamily(
+        "iluvatar",
+        "cuda",
+        "the Iluvatar CoreX Triton backend",
+        ("The GPU is exposed as device 'cuda' (CUDA_VISIBLE_DEVICES selects it).",),
+    ),
+    "metax": ChipFamily(
+        "metax",
+        "cuda",
+        "the MetaX MACA Triton backend",
+        ("The GPU is exposed as device 'cuda' (MACA_VISIBLE_DEVICES selects it).",),
+    ),
+    "cpu": ChipFamily(
+        "cpu",
+        "cpu",
+        "the Triton CPU interpreter (TRITON_INTERPRET=1)",
+        (
+            "Tensors live on device 'cpu' and kernels run in the Triton interpreter: correctness only, "
+            "no timing. The interpreter's fp32->bf16 cast truncates instead of rounding.",
+        ),
+    ),
 }
 
 MAX_EXAMPLE_CASES = 6
@@ -92,8 +124,10 @@ def _reference_block(spec: OperatorSpec) -> str:
         call = _source_of(spec.invoke) or ""
         # factory-built invokes name the overload packet `packet`
         alias = f" (`packet` is `torch.ops.aten.{spec.name}`)" if "packet" in call else ""
-        return (f"The reference is PyTorch's own `torch.ops.aten.{spec.name}` in the input dtype on the same "
-                f"device; each case calls it (and your wrapper) like this{alias}:\n```python\n{call}```\n")
+        return (
+            f"The reference is PyTorch's own `torch.ops.aten.{spec.name}` in the input dtype on the same "
+            f"device; each case calls it (and your wrapper) like this{alias}:\n```python\n{call}```\n"
+        )
     source = _source_of(spec.reference_impl)
     return f"Baseline (reference) implementation, with the exact signature to match:\n```python\n{source or ''}```\n"
 
@@ -111,8 +145,10 @@ def _contract_block(spec: OperatorSpec) -> str:
         if spec.mutates:
             lines.append(f"In-place operator: write the result into {', '.join(spec.mutates)} and return it.")
     else:
-        lines = [f"Define the function {names} with exactly the baseline's name, parameter names and parameter "
-                 "order; respect its in-place semantics (write into the given output buffers)."]
+        lines = [
+            f"Define the function {names} with exactly the baseline's name, parameter names and parameter "
+            "order; respect its in-place semantics (write into the given output buffers)."
+        ]
     return "\n".join(f"- {line}" for line in lines)
 
 
@@ -121,10 +157,13 @@ def render_prompt(spec: OperatorSpec, chip: str = "nvidia") -> str:
     family = chip_family(chip)
     device_notes = "\n".join(f"- {n}" for n in family.notes)
     examples = "\n".join(f"- {c}" for c in _example_cases(spec))
-    tolerance = ("outputs must match the reference exactly (bit for bit)" if spec.exact else
-                 "outputs are compared with torch.testing-style tolerances: rtol = 1e-3 (fp16), 1.6e-2 (bf16), "
-                 "1e-5 (fp32), atol = 1e-4 x the reduction length; NaN and infinities must sit where the reference "
-                 "has them")
+    tolerance = (
+        "outputs must match the reference exactly (bit for bit)"
+        if spec.exact
+        else "outputs are compared with torch.testing-style tolerances: rtol = 1e-3 (fp16), 1.6e-2 (bf16), "
+        "1e-5 (fp32), atol = 1e-4 x the reduction length; NaN and infinities must sit where the reference "
+        "has them"
+    )
     notes = f"\n## Operator notes\n{spec.notes}\n" if spec.notes else ""
     return f"""# Task: write a Triton kernel for `{spec.id}`
 

@@ -92,8 +92,9 @@ class Rng:
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(seed)
 
-    def randn(self, shape: Sequence[int], dtype: str | torch.dtype = "float32", *, scale: float = 1.0,
-              shift: float = 0.0) -> torch.Tensor:
+    def randn(
+        self, shape: Sequence[int], dtype: str | torch.dtype = "float32", *, scale: float = 1.0, shift: float = 0.0
+    ) -> torch.Tensor:
         dt = dtype_of(dtype) if isinstance(dtype, str) else dtype
         work = torch.float64 if dt in (torch.float64, torch.complex128) else torch.float32
         if dt.is_complex:
@@ -103,15 +104,15 @@ class Rng:
         x = torch.randn(tuple(shape), generator=self.generator, device=self.device, dtype=work)
         return (x * scale + shift).to(dt)
 
-    def uniform(self, shape: Sequence[int], low: float, high: float,
-                dtype: str | torch.dtype = "float32") -> torch.Tensor:
+    def uniform(
+        self, shape: Sequence[int], low: float, high: float, dtype: str | torch.dtype = "float32"
+    ) -> torch.Tensor:
         dt = dtype_of(dtype) if isinstance(dtype, str) else dtype
         work = torch.float64 if dt == torch.float64 else torch.float32
         x = torch.rand(tuple(shape), generator=self.generator, device=self.device, dtype=work)
         return (x * (high - low) + low).to(dt)
 
-    def randint(self, low: int, high: int, shape: Sequence[int],
-                dtype: str | torch.dtype = "int64") -> torch.Tensor:
+    def randint(self, low: int, high: int, shape: Sequence[int], dtype: str | torch.dtype = "int64") -> torch.Tensor:
         dt = dtype_of(dtype) if isinstance(dtype, str) else dtype
         return torch.randint(low, high, tuple(shape), generator=self.generator, device=self.device, dtype=dt)
 

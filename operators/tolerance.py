@@ -54,8 +54,15 @@ def _tensor_errors(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
     return float(diff.max()), float(rel.max())
 
 
-def compare_tensors(out: Any, ref: torch.Tensor, *, exact: bool = False, reduce_dim: int = 1,
-                    interpreter: bool = False, what: str = "output") -> Comparison:
+def compare_tensors(
+    out: Any,
+    ref: torch.Tensor,
+    *,
+    exact: bool = False,
+    reduce_dim: int = 1,
+    interpreter: bool = False,
+    what: str = "output",
+) -> Comparison:
     if not isinstance(out, torch.Tensor):
         return Comparison(False, reason=f"{what}: expected a tensor, got {type(out).__name__}")
     if out.dtype != ref.dtype:
@@ -75,7 +82,9 @@ def compare_tensors(out: Any, ref: torch.Tensor, *, exact: bool = False, reduce_
         if bool(same.all()):
             return Comparison(True, max_abs, max_rel)
         bad = int((~same).sum())
-        return Comparison(False, max_abs, max_rel, f"{what}: {bad} of {o.numel()} elements differ (exact match required)")
+        return Comparison(
+            False, max_abs, max_rel, f"{what}: {bad} of {o.numel()} elements differ (exact match required)"
+        )
     atol, rtol = tolerances(r.dtype, reduce_dim, interpreter=interpreter)
     if r.dtype == torch.float8_e4m3fn:
         o, r = o.to(torch.float32), r.to(torch.float32)
@@ -85,12 +94,14 @@ def compare_tensors(out: Any, ref: torch.Tensor, *, exact: bool = False, reduce_
     bad = int((~close).sum())
     nan_bad = int((torch.isnan(o) != torch.isnan(r)).sum())
     detail = f", {nan_bad} NaN mismatches" if nan_bad else ""
-    return Comparison(False, max_abs, max_rel,
-                      f"{what}: {bad} of {o.numel()} elements outside atol={atol:g}, rtol={rtol:g}{detail}")
+    return Comparison(
+        False, max_abs, max_rel, f"{what}: {bad} of {o.numel()} elements outside atol={atol:g}, rtol={rtol:g}{detail}"
+    )
 
 
-def compare_outputs(out: Any, ref: Any, *, exact: bool = False, reduce_dim: int = 1,
-                    interpreter: bool = False, what: str = "output") -> Comparison:
+def compare_outputs(
+    out: Any, ref: Any, *, exact: bool = False, reduce_dim: int = 1, interpreter: bool = False, what: str = "output"
+) -> Comparison:
     """Compare nested outputs (tensor, tuple/list of outputs, Python scalar, None)."""
     if isinstance(ref, torch.Tensor):
         return compare_tensors(out, ref, exact=exact, reduce_dim=reduce_dim, interpreter=interpreter, what=what)
@@ -99,7 +110,7 @@ def compare_outputs(out: Any, ref: Any, *, exact: bool = False, reduce_dim: int 
             got = f"{type(out).__name__} of {len(out)}" if isinstance(out, (tuple, list)) else type(out).__name__
             return Comparison(False, reason=f"{what}: expected a sequence of {len(ref)} outputs, got {got}")
         worst_abs, worst_rel = 0.0, 0.0
-        for i, (o, r) in enumerate(zip(out, ref)):
+        for i, (o, r) in enumerate(zip(out, ref, strict=True)):  # lengths checked above
             c = compare_outputs(o, r, exact=exact, reduce_dim=reduce_dim, interpreter=interpreter, what=f"{what}[{i}]")
             if not c.passed:
                 return c

@@ -27,8 +27,9 @@ class BundleError(ValueError):
 
 
 def _bundle_error(job: dict[str, Any], tier: str, reason: str, environment: dict[str, Any]) -> dict[str, Any]:
-    result = new_result(str(job.get("operator", "")), tier, "secret" if job.get("secret_seed") else "public",
-                        environment)
+    result = new_result(
+        str(job.get("operator", "")), tier, "secret" if job.get("secret_seed") else "public", environment
+    )
     result["verdict"] = "runtime_error"
     result["reason"] = f"bundle: {reason}"
     assert result["schema"] == RESULT_SCHEMA
@@ -59,9 +60,17 @@ def _job_problem(job: Any) -> str | None:
     return None
 
 
-def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int = 1,
-               progress: Callable[[str], None] | None = None, peaks_file: str | None = None,
-               time_budget_s: float = 1.5, max_cases: int | None = None, timing: bool = True) -> dict[str, Any]:
+def run_bundle(
+    jobs: dict[str, Any],
+    *,
+    device: str | None = None,
+    workers: int = 1,
+    progress: Callable[[str], None] | None = None,
+    peaks_file: str | None = None,
+    time_budget_s: float = 1.5,
+    max_cases: int | None = None,
+    timing: bool = True,
+) -> dict[str, Any]:
     if not isinstance(jobs, dict) or jobs.get("schema") != JOBS_SCHEMA:
         raise BundleError(f"not a job bundle (schema must be {JOBS_SCHEMA!r})")
     job_list = jobs.get("jobs")
@@ -69,9 +78,15 @@ def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int 
         raise BundleError("the bundle has no 'jobs' list")
     say = progress or (lambda message: None)
     chip = jobs.get("chip") if isinstance(jobs.get("chip"), str) else None
-    with Harness(device=device, chip=chip, pool_size=max(1, workers), peaks_file=peaks_file,
-                 time_budget_s=time_budget_s, max_cases=max_cases,
-                 time_tiers=TIMED_TIERS if timing else ()) as harness:
+    with Harness(
+        device=device,
+        chip=chip,
+        pool_size=max(1, workers),
+        peaks_file=peaks_file,
+        time_budget_s=time_budget_s,
+        max_cases=max_cases,
+        time_tiers=TIMED_TIERS if timing else (),
+    ) as harness:
         environment = dict(harness.environment)
         done = 0
 
@@ -82,10 +97,15 @@ def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int 
             problem = _job_problem(job)
             if problem is None:
                 try:
-                    result = harness.evaluate(job["operator"], job["solution"]["source"], tier=job["tier"],
-                                              seed=job.get("seed"), secret_seed=bool(job.get("secret_seed")),
-                                              timeout_s=float(job.get("timeout_s", 300)),
-                                              file_name=job["solution"].get("file_name") or None)
+                    result = harness.evaluate(
+                        job["operator"],
+                        job["solution"]["source"],
+                        tier=job["tier"],
+                        seed=job.get("seed"),
+                        secret_seed=bool(job.get("secret_seed")),
+                        timeout_s=float(job.get("timeout_s", 300)),
+                        file_name=job["solution"].get("file_name") or None,
+                    )
                 except (KeyError, HarnessError, ValueError) as exc:
                     result = _bundle_error(job, tier, f"{type(exc).__name__}: {exc}", environment)
                 except Exception as exc:  # a harness failure on one job must not lose the others
@@ -93,8 +113,10 @@ def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int 
             else:
                 result = _bundle_error(job if isinstance(job, dict) else {}, str(tier), problem, environment)
             done += 1
-            say(f"[{done}/{len(job_list)}] {job_id} {result['operator']}: {result['verdict']} "
-                f"({result['duration_s']:.1f} s)")
+            say(
+                f"[{done}/{len(job_list)}] {job_id} {result['operator']}: {result['verdict']} "
+                f"({result['duration_s']:.1f} s)"
+            )
             return {"job_id": str(job_id), "result": result}
 
         # timed tiers run one at a time so that attempts do not share the device while timing
@@ -106,5 +128,10 @@ def run_bundle(jobs: dict[str, Any], *, device: str | None = None, workers: int 
             results = [one(number, job) for number, job in enumerate(job_list, 1)]
     token = os.environ.get("KGB_RUNNER_TOKEN")
     signature = signing.sign_results(results, token) if token else None
-    return {"schema": RESULTS_SCHEMA, "chip": harness.chip, "environment": environment, "results": results,
-            "signature": signature}
+    return {
+        "schema": RESULTS_SCHEMA,
+        "chip": harness.chip,
+        "environment": environment,
+        "results": results,
+        "signature": signature,
+    }

@@ -19,19 +19,102 @@ CLONE_NEWNET = 0x40000000
 CLONE_NEWUSER = 0x10000000
 
 # aten ops (overload packet names) a candidate may run itself: allocation, metadata, views, copies
-ALLOWED_ATEN = frozenset({
-    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
-    "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "fill_", "zero_", "arange", "scalar_tensor",
-    "rand", "randn", "randint", "rand_like", "randn_like", "uniform_", "normal_", "random_", "linspace", "logspace",
-    "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "expand", "expand_as", "permute", "transpose",
-    "t", "contiguous", "clone", "copy_", "_to_copy", "to", "detach", "alias", "lift_fresh", "lift_fresh_copy",
-    "select", "slice", "squeeze", "unsqueeze", "flatten", "unflatten", "narrow", "split", "split_with_sizes",
-    "unbind", "chunk", "view_as", "resize_", "set_", "item", "_local_scalar_dense", "sym_size", "sym_stride",
-    "sym_numel", "sym_storage_offset", "is_same_size", "movedim", "swapaxes", "diagonal", "unfold", "view_as_real",
-    "view_as_complex", "real", "imag", "conj", "resolve_conj", "resolve_neg", "_conj", "_neg_view", "numpy_T",
-    "is_nonzero", "_has_compatible_shallow_copy_type", "empty_permuted", "tensor_split", "dim", "size", "stride",
-    "numel", "is_contiguous", "record_stream",
-})
+ALLOWED_ATEN = frozenset(
+    {
+        "empty",
+        "empty_like",
+        "empty_strided",
+        "new_empty",
+        "new_empty_strided",
+        "new_zeros",
+        "new_ones",
+        "new_full",
+        "zeros",
+        "zeros_like",
+        "ones",
+        "ones_like",
+        "full",
+        "full_like",
+        "fill_",
+        "zero_",
+        "arange",
+        "scalar_tensor",
+        "rand",
+        "randn",
+        "randint",
+        "rand_like",
+        "randn_like",
+        "uniform_",
+        "normal_",
+        "random_",
+        "linspace",
+        "logspace",
+        "view",
+        "_unsafe_view",
+        "reshape",
+        "_reshape_alias",
+        "as_strided",
+        "expand",
+        "expand_as",
+        "permute",
+        "transpose",
+        "t",
+        "contiguous",
+        "clone",
+        "copy_",
+        "_to_copy",
+        "to",
+        "detach",
+        "alias",
+        "lift_fresh",
+        "lift_fresh_copy",
+        "select",
+        "slice",
+        "squeeze",
+        "unsqueeze",
+        "flatten",
+        "unflatten",
+        "narrow",
+        "split",
+        "split_with_sizes",
+        "unbind",
+        "chunk",
+        "view_as",
+        "resize_",
+        "set_",
+        "item",
+        "_local_scalar_dense",
+        "sym_size",
+        "sym_stride",
+        "sym_numel",
+        "sym_storage_offset",
+        "is_same_size",
+        "movedim",
+        "swapaxes",
+        "diagonal",
+        "unfold",
+        "view_as_real",
+        "view_as_complex",
+        "real",
+        "imag",
+        "conj",
+        "resolve_conj",
+        "resolve_neg",
+        "_conj",
+        "_neg_view",
+        "numpy_T",
+        "is_nonzero",
+        "_has_compatible_shallow_copy_type",
+        "empty_permuted",
+        "tensor_split",
+        "dim",
+        "size",
+        "stride",
+        "numel",
+        "is_contiguous",
+        "record_stream",
+    }
+)
 
 
 def isolate_network() -> str:
@@ -103,8 +186,9 @@ def _patch_triton_launches() -> None:
 
         interpreted = cls is not jit.JITFunction
 
-        def run(self: Any, *args: Any, _original: Any = original, interpreted: bool = interpreted,
-                **kwargs: Any) -> Any:
+        def run(
+            self: Any, *args: Any, _original: Any = original, interpreted: bool = interpreted, **kwargs: Any
+        ) -> Any:
             if STATE.in_candidate:
                 if STATE.ghost:
                     return None
@@ -252,8 +336,12 @@ def _tensor_items(value: Any, prefix: str = "") -> dict[str, Any]:
 
 def _error_reply(kind: str, exc: BaseException) -> dict[str, Any]:
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
-    return {"type": "error", "kind": kind, "message": f"{type(exc).__name__}: {exc}"[:2000],
-            "traceback": "".join(tb)[-4000:]}
+    return {
+        "type": "error",
+        "kind": kind,
+        "message": f"{type(exc).__name__}: {exc}"[:2000],
+        "traceback": "".join(tb)[-4000:],
+    }
 
 
 def _classify(exc: BaseException) -> str:
@@ -351,8 +439,14 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
         return kind == "ghost"
     STATE.ghost = False
     elapsed = time.perf_counter() - started
-    reply = {"type": "result", "calls": STATE.calls, "launches": STATE.launches, "trace": list(STATE.trace),
-             "elapsed_s": elapsed, "output": wire.encode_value(out)}
+    reply = {
+        "type": "result",
+        "calls": STATE.calls,
+        "launches": STATE.launches,
+        "trace": list(STATE.trace),
+        "elapsed_s": elapsed,
+        "output": wire.encode_value(out),
+    }
     if not backend.share_tensors_by_ipc():
         reply["inputs_after"] = {k: wire.encode_tensor(v) for k, v in _tensor_items(inputs).items()}
     send(reply)

@@ -91,8 +91,9 @@ def rejected_reason(value: Any) -> str | None:
     return None
 
 
-def compare(spec: OperatorSpec, out: Any, ref: Any, case: dict[str, Any], inputs: dict[str, Any],
-            interpreter: bool) -> Comparison:
+def compare(
+    spec: OperatorSpec, out: Any, ref: Any, case: dict[str, Any], inputs: dict[str, Any], interpreter: bool
+) -> Comparison:
     reason = rejected_reason(out)
     if reason:
         return Comparison(False, reason=reason)
@@ -118,8 +119,9 @@ def needs_launch(spec: OperatorSpec, ref: Any, pristine: dict[str, Any], ref_inp
         return False
     if spec.mutates:  # an in-place call that leaves its buffers as they were needs no kernel
         before, after = tensor_items(pristine), tensor_items(ref_inputs)
-        changed = [k for k in after if _root_name(k) in spec.mutates and k in before
-                   and not same_tensor(before[k], after[k])]
+        changed = [
+            k for k in after if _root_name(k) in spec.mutates and k in before and not same_tensor(before[k], after[k])
+        ]
         returned_fresh = any(not any(t is a for a in after.values()) for t in outputs.values())
         return bool(changed) or returned_fresh
     return True
@@ -128,10 +130,26 @@ def needs_launch(spec: OperatorSpec, ref: Any, pristine: dict[str, Any], ref_inp
 class Attempt:
     """State of one evaluation; `run()` returns the result document."""
 
-    def __init__(self, *, spec: OperatorSpec, locator: Locator, source: str, file_name: str, backend: Backend,
-                 pool: WarmPool, tier: str, seed: int | None, secret_seed: bool, timeout_s: float,
-                 environment: dict[str, Any], peaks: Peaks | None, time_tiers: tuple[str, ...],
-                 static_policy: bool = True, time_budget_s: float = 1.5, max_cases: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        spec: OperatorSpec,
+        locator: Locator,
+        source: str,
+        file_name: str,
+        backend: Backend,
+        pool: WarmPool,
+        tier: str,
+        seed: int | None,
+        secret_seed: bool,
+        timeout_s: float,
+        environment: dict[str, Any],
+        peaks: Peaks | None,
+        time_tiers: tuple[str, ...],
+        static_policy: bool = True,
+        time_budget_s: float = 1.5,
+        max_cases: int | None = None,
+    ) -> None:
         self.spec, self.locator, self.source, self.file_name = spec, locator, source, file_name
         self.max_cases = max_cases
         self.backend, self.pool, self.tier, self.timeout_s = backend, pool, tier, timeout_s
@@ -222,9 +240,13 @@ class Attempt:
         acquire_started = time.monotonic()
         self.child = self.pool.acquire()
         self.profile["acquire_s"] = time.monotonic() - acquire_started
-        self.result["environment"]["isolation"] = {"network": self.child.ready_info.get("isolation"),
-                                                   "user": self.child.ready_info.get("user"),
-                                                   "process_group": True, "private_tmp": True, "env_scrubbed": True}
+        self.result["environment"]["isolation"] = {
+            "network": self.child.ready_info.get("isolation"),
+            "user": self.child.ready_info.get("user"),
+            "process_group": True,
+            "private_tmp": True,
+            "env_scrubbed": True,
+        }
         self.deadline = time.monotonic() + self.timeout_s
         try:
             return self._run_in_child(cases)
@@ -244,8 +266,9 @@ class Attempt:
 
     def _run_in_child(self, cases: list[dict[str, Any]]) -> dict[str, Any]:
         assert self.child is not None
-        self.child.send({"type": "load", "locator": list(self.locator), "source": self.source,
-                         "file_name": self.file_name})
+        self.child.send(
+            {"type": "load", "locator": list(self.locator), "source": self.source, "file_name": self.file_name}
+        )
         load_started = time.monotonic()
         loaded = self.child.receive(self.deadline)
         self.profile["load_s"] = time.monotonic() - load_started
@@ -271,8 +294,9 @@ class Attempt:
         if failed:
             first_bad = next(i for i, c in enumerate(self.result["cases"]) if not c["passed"])
             bad = self.result["cases"][first_bad]
-            return self.finish("incorrect", f"{failed} of {len(cases)} cases failed; case {first_bad} "
-                                            f"{bad['params']}: {bad['reason']}")
+            return self.finish(
+                "incorrect", f"{failed} of {len(cases)} cases failed; case {first_bad} {bad['params']}: {bad['reason']}"
+            )
         timed_tier = self._timed_tier()
         if timed_tier is not None:
             from evaluator.harness import timing
@@ -291,15 +315,18 @@ class Attempt:
                     return self.finish("cheat_detected", f"{first['layer']}: {first['detail']}")
                 if checked[0]:
                     bad = next(c for c in self.result["cases"][first_entry:] if not c["passed"])
-                    return self.finish("incorrect", f"{checked[0]} of {len(timed_cases)} perf cases failed; "
-                                                    f"{bad['params']}: {bad['reason']}")
+                    return self.finish(
+                        "incorrect",
+                        f"{checked[0]} of {len(timed_cases)} perf cases failed; {bad['params']}: {bad['reason']}",
+                    )
             verdict = timing.time_attempt(self, timed_cases, first_entry=first_entry)
             if verdict is not None:
                 return verdict
         return self.finish("correct", f"all {len(cases)} cases passed ({draws} input draw(s) each)")
 
-    def _check_cases(self, cases: list[dict[str, Any]], draws: int, *, tier_label: str | None = None
-                     ) -> dict[str, Any] | tuple[int, tuple[int, dict[str, Any]] | None]:
+    def _check_cases(
+        self, cases: list[dict[str, Any]], draws: int, *, tier_label: str | None = None
+    ) -> dict[str, Any] | tuple[int, tuple[int, dict[str, Any]] | None]:
         """Check each case on `draws` fresh inputs, appending one entry per case to the result.
         Returns a final verdict dict, or (number of failed cases, the first case to ghost-replay)."""
         failed = 0
@@ -308,8 +335,13 @@ class Attempt:
         ghost_case: tuple[int, dict[str, Any]] | None = None
         ghost_size = 0
         for index, case in enumerate(cases):
-            entry: dict[str, Any] = {"params": jsonable(case), "passed": True, "max_abs_err": None, "max_rel_err": None,
-                                     "reason": ""}
+            entry: dict[str, Any] = {
+                "params": jsonable(case),
+                "passed": True,
+                "max_abs_err": None,
+                "max_rel_err": None,
+                "reason": "",
+            }
             if tier_label is not None:
                 entry["tier"] = tier_label
             self.result["cases"].append(entry)
@@ -338,8 +370,9 @@ class Attempt:
         return None
 
     def _ghost_applies(self) -> bool:
-        return not (self.spec.stochastic or self.spec.constant_output_ok
-                    or self.spec.category in LAUNCH_EXEMPT_CATEGORIES)
+        return not (
+            self.spec.stochastic or self.spec.constant_output_ok or self.spec.category in LAUNCH_EXEMPT_CATEGORIES
+        )
 
     def _check_once(self, index: int, case: dict[str, Any], draw: int, entry: dict[str, Any]) -> dict[str, Any] | None:
         inputs = self.make_inputs(case, index, draw)
@@ -351,8 +384,11 @@ class Attempt:
             kind = "compile_error" if reply.get("kind") == "compile_error" else "runtime_error"
             entry.update(passed=False, reason=str(reply.get("message", ""))[:500])
             if reply.get("harness"):
-                return self.finish(kind, f"harness side of the candidate process failed: {reply.get('message')}\n"
-                                         f"{str(reply.get('traceback', ''))[-1500:]}")
+                return self.finish(
+                    kind,
+                    f"harness side of the candidate process failed: {reply.get('message')}\n"
+                    f"{str(reply.get('traceback', ''))[-1500:]}",
+                )
             return self.finish(kind, f"case {index} {jsonable(case)}: {reply.get('message')}")
         if reply.get("type") != "result":
             return self.finish("runtime_error", "the candidate process answered out of protocol")

@@ -23,13 +23,22 @@ def default_tier(device_type: str) -> str:
 class Harness:
     """Evaluate solutions on one device. Use as a context manager so the pool is shut down:
 
-        with Harness(device="cpu") as h:
-            h.evaluate("aten::add", source, tier="smoke")
+    with Harness(device="cpu") as h:
+        h.evaluate("aten::add", source, tier="smoke")
     """
 
-    def __init__(self, device: str | None = None, chip: str | None = None, pool_size: int = 1, *,
-                 peaks_file: str | None = None, time_tiers: tuple[str, ...] = TIMED_TIERS,
-                 static_policy: bool = True, time_budget_s: float = 1.5, max_cases: int | None = None) -> None:
+    def __init__(
+        self,
+        device: str | None = None,
+        chip: str | None = None,
+        pool_size: int = 1,
+        *,
+        peaks_file: str | None = None,
+        time_tiers: tuple[str, ...] = TIMED_TIERS,
+        static_policy: bool = True,
+        time_budget_s: float = 1.5,
+        max_cases: int | None = None,
+    ) -> None:
         """`static_policy=False` skips the AST layer; the adversarial tests use it to prove that the
         runtime layers stop each exploit on their own."""
         self.backend = backends.get_backend(device or backends.default_device_type())
@@ -66,18 +75,39 @@ class Harness:
             self._pool.close()
             self._pool = None
 
-    def evaluate(self, operator_id: str | OperatorSpec, solution_source: str, *, tier: str | None = None,
-                 seed: int | None = None, secret_seed: bool = False, timeout_s: float = 300,
-                 file_name: str | None = None) -> dict[str, Any]:
+    def evaluate(
+        self,
+        operator_id: str | OperatorSpec,
+        solution_source: str,
+        *,
+        tier: str | None = None,
+        seed: int | None = None,
+        secret_seed: bool = False,
+        timeout_s: float = 300,
+        file_name: str | None = None,
+    ) -> dict[str, Any]:
         """The result document (schema kgb.result/1) for one attempt; raises HarnessError only when
         the harness itself cannot reach a verdict (unknown operator, empty tier, device missing)."""
         spec, locator = resolve(operator_id)
         tier = tier or default_tier(self.backend.device_type)
         if tier not in ("smoke", "full", "edge", "perf"):
             raise HarnessError(f"unknown tier {tier!r}")
-        attempt = Attempt(spec=spec, locator=locator, source=solution_source, file_name=file_name or spec.file_name,
-                          backend=self.backend, pool=self.pool, tier=tier, seed=seed, secret_seed=secret_seed,
-                          timeout_s=timeout_s, environment=self.environment, peaks=self.peaks,
-                          time_tiers=self.time_tiers, static_policy=self.static_policy,
-                          time_budget_s=self.time_budget_s, max_cases=self.max_cases)
+        attempt = Attempt(
+            spec=spec,
+            locator=locator,
+            source=solution_source,
+            file_name=file_name or spec.file_name,
+            backend=self.backend,
+            pool=self.pool,
+            tier=tier,
+            seed=seed,
+            secret_seed=secret_seed,
+            timeout_s=timeout_s,
+            environment=self.environment,
+            peaks=self.peaks,
+            time_tiers=self.time_tiers,
+            static_policy=self.static_policy,
+            time_budget_s=self.time_budget_s,
+            max_cases=self.max_cases,
+        )
         return attempt.run()

@@ -14,11 +14,13 @@ from pathlib import Path
 from evaluator.harness.backends import Backend, Peaks
 
 CHIP_PEAKS: dict[str, Peaks] = {
-    "h200": Peaks(4.4e12, {"bfloat16": 716e12, "float16": 716e12, "float8_e4m3fn": 1400e12, "float32": 67e12,
-                           "default": 67e12}, 60 * 2**20),
+    "h200": Peaks(
+        4.4e12,
+        {"bfloat16": 716e12, "float16": 716e12, "float8_e4m3fn": 1400e12, "float32": 67e12, "default": 67e12},
+        60 * 2**20,
+    ),
     "h100": Peaks(3.0e12, {"bfloat16": 700e12, "float16": 700e12, "float32": 67e12, "default": 67e12}, 50 * 2**20),
-    "a100": Peaks(1.7e12, {"bfloat16": 280e12, "float16": 280e12, "float32": 19.5e12, "default": 19.5e12},
-                  40 * 2**20),
+    "a100": Peaks(1.7e12, {"bfloat16": 280e12, "float16": 280e12, "float32": 19.5e12, "default": 19.5e12}, 40 * 2**20),
 }
 _NAME_HINTS = (("H200", "h200"), ("H100", "h100"), ("A100", "a100"))
 
@@ -33,8 +35,11 @@ def chip_from_device_name(name: str, device_type: str) -> str:
 def load_peaks(chip: str, backend: Backend, peaks_file: str | None = None) -> Peaks | None:
     if peaks_file:
         data = json.loads(Path(peaks_file).read_text())
-        return Peaks(float(data["bandwidth_bytes_per_s"]), {k: float(v) for k, v in data["flops_per_s"].items()},
-                     int(data.get("l2_bytes", 0)))
+        return Peaks(
+            float(data["bandwidth_bytes_per_s"]),
+            {k: float(v) for k, v in data["flops_per_s"].items()},
+            int(data.get("l2_bytes", 0)),
+        )
     peaks = CHIP_PEAKS.get(chip) or backend.default_peaks()
     return peaks
 

@@ -75,12 +75,19 @@ class ChildGone(Exception):
 
 def child_environment(backend: Backend, workdir: str) -> dict[str, str]:
     env = {k: os.environ[k] for k in (*ENV_ALLOWLIST, *backend.env_allowlist, *TRITON_ENV_KEEP) if k in os.environ}
-    env.update({
-        "HOME": workdir, "TMPDIR": workdir, "TRITON_CACHE_DIR": os.path.join(workdir, "triton-cache"),
-        "TRITON_DUMP_DIR": os.path.join(workdir, "triton-dump"),
-        "PYTHONPATH": REPO_ROOT, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
-        "PYTHONUNBUFFERED": "1", "TORCHINDUCTOR_CACHE_DIR": os.path.join(workdir, "inductor"),
-    })
+    env.update(
+        {
+            "HOME": workdir,
+            "TMPDIR": workdir,
+            "TRITON_CACHE_DIR": os.path.join(workdir, "triton-cache"),
+            "TRITON_DUMP_DIR": os.path.join(workdir, "triton-dump"),
+            "PYTHONPATH": REPO_ROOT,
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONNOUSERSITE": "1",
+            "PYTHONUNBUFFERED": "1",
+            "TORCHINDUCTOR_CACHE_DIR": os.path.join(workdir, "inductor"),
+        }
+    )
     env.update(backend.child_env(workdir))
     return env
 
@@ -99,10 +106,21 @@ class Child:
         parent_sock, child_sock = socket.socketpair()
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "evaluator.harness.child", str(child_sock.fileno()), backend_ref(backend),
-             "drop" if drop else "keep"],
-            cwd=self.workdir, env=child_environment(backend, self.workdir), stdin=subprocess.DEVNULL,
-            stdout=self.log, stderr=subprocess.STDOUT, pass_fds=(child_sock.fileno(),), start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "evaluator.harness.child",
+                str(child_sock.fileno()),
+                backend_ref(backend),
+                "drop" if drop else "keep",
+            ],
+            cwd=self.workdir,
+            env=child_environment(backend, self.workdir),
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            pass_fds=(child_sock.fileno(),),
+            start_new_session=True,
             close_fds=True,
         )
         child_sock.close()
@@ -138,7 +156,9 @@ class Child:
         if self.ready_info is None:
             msg = self.receive(self.started + timeout_s)
             if msg.get("type") != "ready":
-                raise RuntimeError(f"candidate process failed to start: {msg.get('message', msg)}\n{self.output_tail()}")
+                raise RuntimeError(
+                    f"candidate process failed to start: {msg.get('message', msg)}\n{self.output_tail()}"
+                )
             self.ready_info = msg
         return self.ready_info
 

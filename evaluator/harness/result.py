@@ -15,9 +15,19 @@ _SECRET_ENV = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|DATABASE_URL|BROKER|
 
 def new_result(operator: str, tier: str, seed_kind: str, environment: dict[str, Any]) -> dict[str, Any]:
     return {
-        "schema": RESULT_SCHEMA, "verdict": "runtime_error", "reason": "", "operator": operator, "tier": tier,
-        "seed_kind": seed_kind, "cases": [], "timing": None, "sol_pct": None, "findings": [],
-        "environment": environment, "stderr_tail": "", "duration_s": 0.0,
+        "schema": RESULT_SCHEMA,
+        "verdict": "runtime_error",
+        "reason": "",
+        "operator": operator,
+        "tier": tier,
+        "seed_kind": seed_kind,
+        "cases": [],
+        "timing": None,
+        "sol_pct": None,
+        "findings": [],
+        "environment": environment,
+        "stderr_tail": "",
+        "duration_s": 0.0,
     }
 
 
@@ -34,9 +44,15 @@ def base_environment(backend: Any, chip: str | None) -> dict[str, Any]:
     except Exception:
         driver = ""
     return {
-        "chip": chip, "device_type": backend.device_type, "device_name": name, "driver": driver,
-        "torch": torch.__version__, "triton": triton.__version__, "python": platform.python_version(),
-        "harness_version": HARNESS_VERSION, "isolation": None,
+        "chip": chip,
+        "device_type": backend.device_type,
+        "device_name": name,
+        "driver": driver,
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "python": platform.python_version(),
+        "harness_version": HARNESS_VERSION,
+        "isolation": None,
     }
 
 

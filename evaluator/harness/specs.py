@@ -31,8 +31,9 @@ def _locate(spec: OperatorSpec) -> Locator:
             if name.startswith("operators.catalog."):
                 return ("registry", "", spec.id)
             return ("module", name, spec.id)
-    raise ValueError(f"{spec.id}: a spec object must sit in some module's SPECS list so the candidate "
-                     "process can load it too")
+    raise ValueError(
+        f"{spec.id}: a spec object must sit in some module's SPECS list so the candidate process can load it too"
+    )
 
 
 def load(locator: Locator) -> OperatorSpec:

@@ -114,9 +114,18 @@ def _rel_ci(samples: list[float]) -> float:
     return 1.57 * stats["iqr_us"] / math.sqrt(len(samples)) / stats["median_us"]
 
 
-def measure(call: Callable[[int], Any], n_sets: int, *, backend: Any, device: str, l2_bytes: int,
-            restore_pairs: list[list[tuple[torch.Tensor, torch.Tensor]]], budget_s: float,
-            method: str | None = None, own_kernels: bool = True) -> dict[str, Any]:
+def measure(
+    call: Callable[[int], Any],
+    n_sets: int,
+    *,
+    backend: Any,
+    device: str,
+    l2_bytes: int,
+    restore_pairs: list[list[tuple[torch.Tensor, torch.Tensor]]],
+    budget_s: float,
+    method: str | None = None,
+    own_kernels: bool = True,
+) -> dict[str, Any]:
     """Time `call(i)` (i = input set). Callers hold any dispatcher registration around the whole
     measurement: everything the harness does between calls (flush, restore, events) launches its
     own Triton kernels or calls the device runtime, never an aten op a candidate could intercept.
@@ -145,25 +154,63 @@ def measure(call: Callable[[int], Any], n_sets: int, *, backend: Any, device: st
         spin_us = min(MAX_SPIN_US, max(MIN_SPIN_US, 2 * steady_host + 50))
         warm_s = time.perf_counter() - started
         if method is None:
-            method = backend.graph_method if min(warm_us[1:] or warm_us) < GRAPH_BELOW_US and backend.graph() is not None else "events"
+            method = (
+                backend.graph_method
+                if min(warm_us[1:] or warm_us) < GRAPH_BELOW_US and backend.graph() is not None
+                else "events"
+            )
         if method == backend.graph_method:
             try:
-                return _measure_graph(call, n_sets, backend=backend, restore_pairs=restore_pairs, budget_s=budget_s,
-                                      warm_s=warm_s, own_kernels=own_kernels)
+                return _measure_graph(
+                    call,
+                    n_sets,
+                    backend=backend,
+                    restore_pairs=restore_pairs,
+                    budget_s=budget_s,
+                    warm_s=warm_s,
+                    own_kernels=own_kernels,
+                )
             except Exception as exc:  # not capturable (host sync, side streams): time with events instead
                 backend.synchronize()
                 fallback = f"graph capture failed ({type(exc).__name__}); timed with events"
-                result = _measure_events(call, n_sets, backend=backend, flusher=flusher, restore_pairs=restore_pairs,
-                                         budget_s=budget_s, chooser=chooser, warm_s=warm_s, spin_us=spin_us)
+                result = _measure_events(
+                    call,
+                    n_sets,
+                    backend=backend,
+                    flusher=flusher,
+                    restore_pairs=restore_pairs,
+                    budget_s=budget_s,
+                    chooser=chooser,
+                    warm_s=warm_s,
+                    spin_us=spin_us,
+                )
                 result["note"] = fallback
                 return result
-        return _measure_events(call, n_sets, backend=backend, flusher=flusher, restore_pairs=restore_pairs,
-                               budget_s=budget_s, chooser=chooser, warm_s=warm_s, spin_us=spin_us)
+        return _measure_events(
+            call,
+            n_sets,
+            backend=backend,
+            flusher=flusher,
+            restore_pairs=restore_pairs,
+            budget_s=budget_s,
+            chooser=chooser,
+            warm_s=warm_s,
+            spin_us=spin_us,
+        )
 
 
-def _measure_events(call: Callable[[int], Any], n_sets: int, *, backend: Any, flusher: Flusher,
-                    restore_pairs: list[list[tuple[torch.Tensor, torch.Tensor]]], budget_s: float,
-                    chooser: random.SystemRandom, warm_s: float, spin_us: float) -> dict[str, Any]:
+def _measure_events(
+    call: Callable[[int], Any],
+    n_sets: int,
+    *,
+    backend: Any,
+    flusher: Flusher,
+    restore_pairs: list[list[tuple[torch.Tensor, torch.Tensor]]],
+    budget_s: float,
+    chooser: random.SystemRandom,
+    warm_s: float,
+    spin_us: float,
+) -> dict[str, Any]:
     samples: list[float] = []
     kept: dict[int, tuple[int, Any]] = {}
     keep_at = set(chooser.sample(range(MIN_SAMPLES), min(KEPT_EVENT_OUTPUTS, MIN_SAMPLES)))
@@ -184,16 +231,30 @@ def _measure_events(call: Callable[[int], Any], n_sets: int, *, backend: Any, fl
             kept[i] = (which, out)
         del out
         i += 1
-        if len(samples) >= MAX_SAMPLES or (len(samples) >= MIN_SAMPLES and (
-                time.perf_counter() > deadline or _rel_ci(samples) < TARGET_REL_CI)):
+        if len(samples) >= MAX_SAMPLES or (
+            len(samples) >= MIN_SAMPLES and (time.perf_counter() > deadline or _rel_ci(samples) < TARGET_REL_CI)
+        ):
             break
-    return {"method": "events", "samples_us": samples, "kept": kept, "warm_s": warm_s, "calls_per_sample": 1,
-            "spin_us": spin_us}
+    return {
+        "method": "events",
+        "samples_us": samples,
+        "kept": kept,
+        "warm_s": warm_s,
+        "calls_per_sample": 1,
+        "spin_us": spin_us,
+    }
 
 
-def _measure_graph(call: Callable[[int], Any], n_sets: int, *, backend: Any,
-                   restore_pairs: list[list[tuple[torch.Tensor, torch.Tensor]]], budget_s: float,
-                   warm_s: float, own_kernels: bool) -> dict[str, Any]:
+def _measure_graph(
+    call: Callable[[int], Any],
+    n_sets: int,
+    *,
+    backend: Any,
+    restore_pairs: list[list[tuple[torch.Tensor, torch.Tensor]]],
+    budget_s: float,
+    warm_s: float,
+    own_kernels: bool,
+) -> dict[str, Any]:
     calls = min(n_sets, GRAPH_MAX_CALLS)
     graph = backend.graph()
     outputs: list[Any] = []
@@ -213,15 +274,23 @@ def _measure_graph(call: Callable[[int], Any], n_sets: int, *, backend: Any,
         end.record()
         backend.synchronize()
         samples.append(start.elapsed_time(end) * 1000.0 / calls)
-        if len(samples) >= MAX_SAMPLES or (len(samples) >= MIN_SAMPLES and (
-                time.perf_counter() > deadline or _rel_ci(samples) < TARGET_REL_CI)):
+        if len(samples) >= MAX_SAMPLES or (
+            len(samples) >= MIN_SAMPLES and (time.perf_counter() > deadline or _rel_ci(samples) < TARGET_REL_CI)
+        ):
             break
     kept = {which: (which, outputs[which]) for which in range(calls)}
-    return {"method": backend.graph_method, "samples_us": samples, "kept": kept, "warm_s": warm_s, "calls_per_sample": calls,
-            "graph": graph}
+    return {
+        "method": backend.graph_method,
+        "samples_us": samples,
+        "kept": kept,
+        "warm_s": warm_s,
+        "calls_per_sample": calls,
+        "graph": graph,
+    }
 
 
 # ---- the candidate's side ---------------------------------------------------------------------
+
 
 def restore_pairs_for(spec: Any, sets: list[dict[str, Any]]) -> list[list[tuple[torch.Tensor, torch.Tensor]]]:
     """Per input set, (live bytes, pristine bytes) for every buffer the operator writes into."""
@@ -240,8 +309,13 @@ def restore_pairs_for(spec: Any, sets: list[dict[str, Any]]) -> list[list[tuple[
     return pairs
 
 
-def run_in_child(msg: dict[str, Any], candidate: Any, backend: Any, state: Any,
-                 send_error: Callable[[str, BaseException], dict[str, Any]]) -> dict[str, Any]:
+def run_in_child(
+    msg: dict[str, Any],
+    candidate: Any,
+    backend: Any,
+    state: Any,
+    send_error: Callable[[str, BaseException], dict[str, Any]],
+) -> dict[str, Any]:
     from evaluator.harness import wire
 
     spec = candidate.spec
@@ -255,18 +329,33 @@ def run_in_child(msg: dict[str, Any], candidate: Any, backend: Any, state: Any,
 
     try:
         with candidate.registered():
-            measured = measure(call, len(sets), backend=backend, device=backend.device_type,
-                               l2_bytes=int(msg["l2_bytes"]), restore_pairs=pairs, budget_s=float(msg["budget_s"]))
+            measured = measure(
+                call,
+                len(sets),
+                backend=backend,
+                device=backend.device_type,
+                l2_bytes=int(msg["l2_bytes"]),
+                restore_pairs=pairs,
+                budget_s=float(msg["budget_s"]),
+            )
         backend.synchronize()
-        kept = {str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in
-                measured["kept"].items()}
+        kept = {
+            str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in measured["kept"].items()
+        }
         measured.pop("graph", None)
     except BaseException as exc:  # the candidate failed while being timed
         kind = "compile_error" if "CompilationError" in {c.__name__ for c in type(exc).__mro__} else "runtime_error"
         return send_error(kind, exc)
-    return {"type": "timed", "method": measured["method"], "samples_us": measured["samples_us"],
-            "warm_s": measured["warm_s"], "calls": state.calls, "launches": state.launches, "kept": kept,
-            "note": measured.get("note", "")}
+    return {
+        "type": "timed",
+        "method": measured["method"],
+        "samples_us": measured["samples_us"],
+        "warm_s": measured["warm_s"],
+        "calls": state.calls,
+        "launches": state.launches,
+        "kept": kept,
+        "note": measured.get("note", ""),
+    }
 
 
 # ---- the trusted side ---------------------------------------------------------------------------
@@ -304,7 +393,8 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
         first = attempt.make_inputs(case, index, 100)
         ref0, ref_inputs0 = attempt.reference(first)
         set_bytes = sum(t.numel() * t.element_size() for t in tensor_items(first).values()) + sum(
-            t.numel() * t.element_size() for t in tensor_items(ref0).values())
+            t.numel() * t.element_size() for t in tensor_items(ref0).values()
+        )
         wanted = math.ceil(2 * l2 / max(1, set_bytes))
         n_sets = max(2, min(SETS_MAX, wanted, SETS_BYTES_MAX // max(1, set_bytes)))
         sets = [first] + [attempt.make_inputs(case, index, 100 + k) for k in range(1, n_sets)]
@@ -318,8 +408,12 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
             kind = "compile_error" if reply.get("kind") == "compile_error" else "runtime_error"
             return attempt.finish(kind, f"case {index} while timed: {reply.get('message')}")
         samples = reply.get("samples_us")
-        if reply.get("type") != "timed" or type(samples) is not list or not samples or not all(
-                type(x) is float and math.isfinite(x) and x >= 0 for x in samples):
+        if (
+            reply.get("type") != "timed"
+            or type(samples) is not list
+            or not samples
+            or not all(type(x) is float and math.isfinite(x) and x >= 0 for x in samples)
+        ):
             return attempt.finish("runtime_error", "the candidate process returned malformed timing")
         kept = reply.get("kept")
         if type(kept) is not dict or not kept:
@@ -332,15 +426,17 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
             verdict = compare(spec, out, refs[which], case, sets[which], backend.interpreter)
             if not verdict.passed:
                 entry.update(passed=False, reason=f"timed call {label}: {verdict.reason}"[:500])
-                return attempt.finish("incorrect", f"case {index}: the output of a timed call is wrong: "
-                                                   f"{verdict.reason}")
+                return attempt.finish(
+                    "incorrect", f"case {index}: the output of a timed call is wrong: {verdict.reason}"
+                )
         for k, (before, after) in enumerate(zip(sets, sent, strict=True)):
             b_items, a_items = tensor_items(before), tensor_items(after)
             for name, original in b_items.items():
                 if name.split(".")[0].split("[")[0] in spec.mutates:
                     continue
                 if not torch.equal(original, a_items[name]) and not bool(
-                        (original.isnan() & a_items[name].isnan()).any() if original.is_floating_point() else False):
+                    (original.isnan() & a_items[name].isnan()).any() if original.is_floating_point() else False
+                ):
                     entry.update(passed=False, reason=f"input {name!r} of timed set {k} was modified")
                     return attempt.finish("incorrect", f"case {index}: a timed call modified input {name!r}")
         if reply.get("launches") == 0 and needs_launch(spec, ref0, clone_exact(first), ref_inputs0):
@@ -349,16 +445,26 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
         method = str(reply.get("method"))
         warm_s = reply.get("warm_s")
         attempt.profile["timed_s"] += sum(samples) / 1e6 * (n_sets if method != "events" else 1) + (
-            warm_s if type(warm_s) is float and 0 <= warm_s < 1e6 else 0.0)
+            warm_s if type(warm_s) is float and 0 <= warm_s < 1e6 else 0.0
+        )
 
         base_sets = [clone_exact(s) for s in sets]
         pairs = restore_pairs_for(spec, base_sets)
+
         def run_baseline(which: int, base_sets: list[dict[str, Any]] = base_sets) -> Any:
             return baseline_call(base_sets[which])
 
-        base = measure(run_baseline, n_sets, backend=backend,
-                       device=backend.device_type, l2_bytes=l2, restore_pairs=pairs, budget_s=budget, method=method,
-                       own_kernels=False)
+        base = measure(
+            run_baseline,
+            n_sets,
+            backend=backend,
+            device=backend.device_type,
+            l2_bytes=l2,
+            restore_pairs=pairs,
+            budget_s=budget,
+            method=method,
+            own_kernels=False,
+        )
         base_stats = summarize(base["samples_us"])
         speedup = base_stats["median_us"] / cand["median_us"] if cand["median_us"] > 0 else None
         cost = spec.cost(case, first) if spec.cost is not None else None
@@ -367,15 +473,28 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
         dtype = cost.dtype if cost else str(case.get("dtype", "float32"))
         floor_us = floor_seconds(flops, nbytes, dtype, attempt.peaks) * 1e6 if attempt.peaks else None
         sol = 100.0 * floor_us / cand["median_us"] if floor_us and cand["median_us"] > 0 else None
-        entry["timing"] = {"candidate_median_us": cand["median_us"], "candidate_iqr_us": cand["iqr_us"],
-                           "samples": cand["samples"], "baseline_median_us": base_stats["median_us"],
-                           "baseline_iqr_us": base_stats["iqr_us"], "baseline_samples": base_stats["samples"],
-                           "baseline_method": base["method"], "speedup": speedup, "method": method,
-                           "input_sets": n_sets, "floor_us": floor_us, "sol_pct": sol,
-                           "warm_s": float(reply.get("warm_s") or 0.0), "note": str(reply.get("note", ""))[:200]}
+        entry["timing"] = {
+            "candidate_median_us": cand["median_us"],
+            "candidate_iqr_us": cand["iqr_us"],
+            "samples": cand["samples"],
+            "baseline_median_us": base_stats["median_us"],
+            "baseline_iqr_us": base_stats["iqr_us"],
+            "baseline_samples": base_stats["samples"],
+            "baseline_method": base["method"],
+            "speedup": speedup,
+            "method": method,
+            "input_sets": n_sets,
+            "floor_us": floor_us,
+            "sol_pct": sol,
+            "warm_s": float(reply.get("warm_s") or 0.0),
+            "note": str(reply.get("note", ""))[:200],
+        }
         if floor_us and cand["median_us"] < PHYSICS_MARGIN * floor_us:
-            attempt.finding("physics", f"case {index}: {cand['median_us']:.2f} µs is faster than the chip's floor "
-                                       f"of {floor_us:.2f} µs ({nbytes:.3g} B, {flops:.3g} FLOP)")
+            attempt.finding(
+                "physics",
+                f"case {index}: {cand['median_us']:.2f} µs is faster than the chip's floor "
+                f"of {floor_us:.2f} µs ({nbytes:.3g} B, {flops:.3g} FLOP)",
+            )
         speedups.append(speedup)
         sols.append(sol)
         cand_medians.append(cand["median_us"])
@@ -385,8 +504,12 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
         total_samples += cand["samples"]
         del sent, sets, refs, base_sets, run_baseline
     attempt.result["timing"] = {
-        "candidate_median_us": _geomean(cand_medians), "candidate_iqr_us": _geomean(iqrs), "samples": total_samples,
-        "baseline_median_us": _geomean(base_medians), "baseline_kind": baseline_kind, "speedup": _geomean(speedups),
+        "candidate_median_us": _geomean(cand_medians),
+        "candidate_iqr_us": _geomean(iqrs),
+        "samples": total_samples,
+        "baseline_median_us": _geomean(base_medians),
+        "baseline_kind": baseline_kind,
+        "speedup": _geomean(speedups),
         "method": methods[0] if len(set(methods)) == 1 else "mixed",
     }
     attempt.result["sol_pct"] = _geomean([s for s in sols if s is not None])

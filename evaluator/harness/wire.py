@@ -57,13 +57,17 @@ def loads_from_child(data: bytes) -> Any:
 
 # ---- child side: encode values into plain containers ----
 
+
 def encode_value(value: Any, *, depth: int = 0) -> Any:
     """Turn a candidate output into plain containers; unknown objects become a marker the parent rejects."""
     if depth > 8:
         return {"__unsupported__": "nesting deeper than 8"}
     if value is None or isinstance(value, (bool, int, float, complex, str)):
-        return value if type(value) in (bool, int, float, complex, str, type(None)) else {
-            "__unsupported__": f"subclass {type(value).__name__} of a Python scalar"}
+        return (
+            value
+            if type(value) in (bool, int, float, complex, str, type(None))
+            else {"__unsupported__": f"subclass {type(value).__name__} of a Python scalar"}
+        )
     if isinstance(value, torch.Tensor):
         return encode_tensor(value)
     if type(value) in (tuple, list):
@@ -77,24 +81,42 @@ def encode_tensor(t: torch.Tensor) -> dict[str, Any]:
     exact_type = type(t) is torch.Tensor
     device_type = t.device.type
     if not exact_type:
-        return {"__tensor__": True, "exact_type": False, "type": f"{type(t).__module__}.{type(t).__qualname__}",
-                "device_type": device_type}
+        return {
+            "__tensor__": True,
+            "exact_type": False,
+            "type": f"{type(t).__module__}.{type(t).__qualname__}",
+            "device_type": device_type,
+        }
     if t.layout != torch.strided:
-        return {"__tensor__": True, "exact_type": True, "type": "torch.Tensor", "layout": str(t.layout),
-                "device_type": device_type}
+        return {
+            "__tensor__": True,
+            "exact_type": True,
+            "type": "torch.Tensor",
+            "layout": str(t.layout),
+            "device_type": device_type,
+        }
     plain = t.detach()
     storage = plain.untyped_storage()
     # copy the whole storage to the host so strides and offset are checked against the real buffer
     host = torch.empty(storage.nbytes(), dtype=torch.uint8)
     if storage.nbytes():
         host.untyped_storage().copy_(storage)
-    return {"__tensor__": True, "exact_type": True, "type": "torch.Tensor", "layout": "strided",
-            "device_type": device_type, "dtype": _DTYPE_NAMES.get(plain.dtype, str(plain.dtype)),
-            "shape": list(plain.shape), "stride": list(plain.stride()), "offset": plain.storage_offset(),
-            "data": host.numpy().tobytes() if storage.nbytes() else b""}
+    return {
+        "__tensor__": True,
+        "exact_type": True,
+        "type": "torch.Tensor",
+        "layout": "strided",
+        "device_type": device_type,
+        "dtype": _DTYPE_NAMES.get(plain.dtype, str(plain.dtype)),
+        "shape": list(plain.shape),
+        "stride": list(plain.stride()),
+        "offset": plain.storage_offset(),
+        "data": host.numpy().tobytes() if storage.nbytes() else b"",
+    }
 
 
 # ---- parent side: rebuild plain tensors from what the child sent ----
+
 
 class MalformedOutput(ValueError):
     pass
@@ -159,14 +181,23 @@ def decode_tensor(blob: dict[str, Any], device: str) -> Any:
     if dtype is None:
         return RejectedTensor(f"output dtype {blob.get('dtype')} is not supported")
     shape, stride, offset, data = blob.get("shape"), blob.get("stride"), blob.get("offset"), blob.get("data")
-    if not (type(shape) is list and type(stride) is list and len(shape) == len(stride) and type(offset) is int
-            and type(data) is bytes and all(type(x) is int and x >= 0 for x in shape + stride) and offset >= 0):
+    if not (
+        type(shape) is list
+        and type(stride) is list
+        and len(shape) == len(stride)
+        and type(offset) is int
+        and type(data) is bytes
+        and all(type(x) is int and x >= 0 for x in shape + stride)
+        and offset >= 0
+    ):
         raise MalformedOutput("tensor metadata is malformed")
     itemsize = torch.empty(0, dtype=dtype).element_size()
     numel = 1
     for s in shape:
         numel *= s
-    if numel and (offset + sum((sz - 1) * st for sz, st in zip(shape, stride, strict=False)) + 1) * itemsize > len(data):
+    if numel and (offset + sum((sz - 1) * st for sz, st in zip(shape, stride, strict=False)) + 1) * itemsize > len(
+        data
+    ):
         raise MalformedOutput("tensor extends past its storage")
     if not is_dense(shape, stride) and numel > 1:
         return RejectedTensor(f"output with shape {shape} and strides {stride} is not dense")

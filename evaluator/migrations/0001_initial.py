@@ -7,121 +7,220 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Evaluation',
+            name="Evaluation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('tier', models.CharField(choices=[('smoke', 'smoke'), ('full', 'full'), ('edge', 'edge'), ('perf', 'perf')], max_length=10)),
-                ('held_out', models.BooleanField(default=False)),
-                ('verdict', models.CharField(choices=[('correct', 'correct'), ('incorrect', 'incorrect'), ('compile_error', 'compile error'), ('missing_entrypoint', 'missing entrypoint'), ('runtime_error', 'runtime error'), ('timeout', 'timeout'), ('cheat_detected', 'cheat detected')], max_length=20)),
-                ('reason', models.TextField(blank=True)),
-                ('cases', models.JSONField(blank=True, default=list)),
-                ('cases_total', models.PositiveIntegerField(default=0)),
-                ('cases_passed', models.PositiveIntegerField(default=0)),
-                ('timing', models.JSONField(blank=True, null=True)),
-                ('speedup', models.FloatField(blank=True, null=True)),
-                ('sol_pct', models.FloatField(blank=True, null=True)),
-                ('findings', models.JSONField(blank=True, default=list)),
-                ('environment', models.JSONField(blank=True, default=dict)),
-                ('harness_version', models.CharField(blank=True, max_length=40)),
-                ('result_schema', models.CharField(blank=True, max_length=30)),
-                ('duration_s', models.FloatField(blank=True, null=True)),
-                ('stderr_tail', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "tier",
+                    models.CharField(
+                        choices=[("smoke", "smoke"), ("full", "full"), ("edge", "edge"), ("perf", "perf")],
+                        max_length=10,
+                    ),
+                ),
+                ("held_out", models.BooleanField(default=False)),
+                (
+                    "verdict",
+                    models.CharField(
+                        choices=[
+                            ("correct", "correct"),
+                            ("incorrect", "incorrect"),
+                            ("compile_error", "compile error"),
+                            ("missing_entrypoint", "missing entrypoint"),
+                            ("runtime_error", "runtime error"),
+                            ("timeout", "timeout"),
+                            ("cheat_detected", "cheat detected"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("reason", models.TextField(blank=True)),
+                ("cases", models.JSONField(blank=True, default=list)),
+                ("cases_total", models.PositiveIntegerField(default=0)),
+                ("cases_passed", models.PositiveIntegerField(default=0)),
+                ("timing", models.JSONField(blank=True, null=True)),
+                ("speedup", models.FloatField(blank=True, null=True)),
+                ("sol_pct", models.FloatField(blank=True, null=True)),
+                ("findings", models.JSONField(blank=True, default=list)),
+                ("environment", models.JSONField(blank=True, default=dict)),
+                ("harness_version", models.CharField(blank=True, max_length=40)),
+                ("result_schema", models.CharField(blank=True, max_length=30)),
+                ("duration_s", models.FloatField(blank=True, null=True)),
+                ("stderr_tail", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='EvaluationJob',
+            name="EvaluationJob",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('tier', models.CharField(choices=[('smoke', 'smoke'), ('full', 'full'), ('edge', 'edge'), ('perf', 'perf')], max_length=10)),
-                ('state', models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('failed', 'failed (no verdict: harness or runner failure)'), ('cancelled', 'cancelled')], default='queued', max_length=10)),
-                ('secret_seed', models.BigIntegerField(blank=True, null=True)),
-                ('timeout_s', models.PositiveIntegerField(default=600)),
-                ('deliveries', models.PositiveIntegerField(default=0, help_text='How many times a runner picked this job up.')),
-                ('queued_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('error', models.TextField(blank=True, help_text='Why the job failed without a verdict.')),
+                ("id", models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                (
+                    "tier",
+                    models.CharField(
+                        choices=[("smoke", "smoke"), ("full", "full"), ("edge", "edge"), ("perf", "perf")],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("queued", "queued"),
+                            ("running", "running"),
+                            ("done", "done"),
+                            ("failed", "failed (no verdict: harness or runner failure)"),
+                            ("cancelled", "cancelled"),
+                        ],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("secret_seed", models.BigIntegerField(blank=True, null=True)),
+                ("timeout_s", models.PositiveIntegerField(default=600)),
+                (
+                    "deliveries",
+                    models.PositiveIntegerField(default=0, help_text="How many times a runner picked this job up."),
+                ),
+                ("queued_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("error", models.TextField(blank=True, help_text="Why the job failed without a verdict.")),
             ],
             options={
-                'ordering': ['-queued_at'],
+                "ordering": ["-queued_at"],
             },
         ),
         migrations.CreateModel(
-            name='JobEvent',
+            name="JobEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('from_state', models.CharField(blank=True, max_length=10)),
-                ('to_state', models.CharField(max_length=10)),
-                ('detail', models.TextField(blank=True)),
-                ('at', models.DateTimeField(default=django.utils.timezone.now)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("from_state", models.CharField(blank=True, max_length=10)),
+                ("to_state", models.CharField(max_length=10)),
+                ("detail", models.TextField(blank=True)),
+                ("at", models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={
-                'ordering': ['at', 'id'],
+                "ordering": ["at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Runner',
+            name="Runner",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('token_id', models.CharField(help_text='Public part of the token, for lookup.', max_length=16, unique=True)),
-                ('token_hash', models.CharField(help_text='sha256 hex of the whole token.', max_length=64)),
-                ('state', models.CharField(choices=[('active', 'active'), ('draining', 'draining (finishes current jobs, takes no new ones)'), ('disabled', 'disabled')], default='active', max_length=10)),
-                ('last_heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('last_environment', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('token_rotated_at', models.DateTimeField(blank=True, null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "token_id",
+                    models.CharField(help_text="Public part of the token, for lookup.", max_length=16, unique=True),
+                ),
+                ("token_hash", models.CharField(help_text="sha256 hex of the whole token.", max_length=64)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("active", "active"),
+                            ("draining", "draining (finishes current jobs, takes no new ones)"),
+                            ("disabled", "disabled"),
+                        ],
+                        default="active",
+                        max_length=10,
+                    ),
+                ),
+                ("last_heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("last_environment", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("token_rotated_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['chip__slug', 'name'],
+                "ordering": ["chip__slug", "name"],
             },
         ),
         migrations.CreateModel(
-            name='RunnerAuditEvent',
+            name="RunnerAuditEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(max_length=30)),
-                ('detail', models.TextField(blank=True)),
-                ('at', models.DateTimeField(default=django.utils.timezone.now)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("action", models.CharField(max_length=30)),
+                ("detail", models.TextField(blank=True)),
+                ("at", models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={
-                'ordering': ['-at', '-id'],
+                "ordering": ["-at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Chip',
+            name="Chip",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=40, unique=True)),
-                ('name', models.CharField(max_length=100)),
-                ('vendor', models.CharField(max_length=60)),
-                ('family', models.CharField(help_text='Chip family for prompts: nvidia, amd, ascend, moore_threads, hygon, iluvatar, metax, cpu.', max_length=30)),
-                ('device_type', models.CharField(choices=[('cuda', 'cuda (NVIDIA, and AMD/Hygon/Iluvatar/MetaX through CUDA-compatible torch)'), ('cpu', 'cpu (Triton interpreter)'), ('npu', 'npu (Ascend)'), ('musa', 'musa (Moore Threads)'), ('xpu', 'xpu'), ('mlu', 'mlu')], max_length=10)),
-                ('triton_backend', models.CharField(help_text="Triton backend or fork, e.g. 'nvidia', 'amd', 'triton-ascend'.", max_length=60)),
-                ('l2_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('peak_bandwidth_gbs', models.FloatField(blank=True, help_text='Published peak memory bandwidth, GB/s.', null=True)),
-                ('peak_tflops', models.JSONField(blank=True, default=dict, help_text='Published dense peak per dtype, TFLOP/s.')),
-                ('measured', models.JSONField(blank=True, default=dict, help_text='Our own measurements on this chip, with dates.')),
-                ('sources', models.TextField(blank=True, help_text='Where the published figures come from.')),
-                ('timing_meaningful', models.BooleanField(default=True, help_text='False for the CPU interpreter: no speedups.')),
-                ('active', models.BooleanField(default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("slug", models.SlugField(max_length=40, unique=True)),
+                ("name", models.CharField(max_length=100)),
+                ("vendor", models.CharField(max_length=60)),
+                (
+                    "family",
+                    models.CharField(
+                        help_text="Chip family for prompts: nvidia, amd, ascend, moore_threads, hygon, iluvatar, metax, cpu.",
+                        max_length=30,
+                    ),
+                ),
+                (
+                    "device_type",
+                    models.CharField(
+                        choices=[
+                            ("cuda", "cuda (NVIDIA, and AMD/Hygon/Iluvatar/MetaX through CUDA-compatible torch)"),
+                            ("cpu", "cpu (Triton interpreter)"),
+                            ("npu", "npu (Ascend)"),
+                            ("musa", "musa (Moore Threads)"),
+                            ("xpu", "xpu"),
+                            ("mlu", "mlu"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "triton_backend",
+                    models.CharField(
+                        help_text="Triton backend or fork, e.g. 'nvidia', 'amd', 'triton-ascend'.", max_length=60
+                    ),
+                ),
+                ("l2_bytes", models.BigIntegerField(blank=True, null=True)),
+                (
+                    "peak_bandwidth_gbs",
+                    models.FloatField(blank=True, help_text="Published peak memory bandwidth, GB/s.", null=True),
+                ),
+                (
+                    "peak_tflops",
+                    models.JSONField(blank=True, default=dict, help_text="Published dense peak per dtype, TFLOP/s."),
+                ),
+                (
+                    "measured",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="Our own measurements on this chip, with dates."
+                    ),
+                ),
+                ("sources", models.TextField(blank=True, help_text="Where the published figures come from.")),
+                (
+                    "timing_meaningful",
+                    models.BooleanField(default=True, help_text="False for the CPU interpreter: no speedups."),
+                ),
+                ("active", models.BooleanField(default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['vendor', 'name'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('peak_bandwidth_gbs__isnull', True), ('peak_bandwidth_gbs__gt', 0), _connector='OR'), name='chip_bandwidth_positive')],
+                "ordering": ["vendor", "name"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("peak_bandwidth_gbs__isnull", True), ("peak_bandwidth_gbs__gt", 0), _connector="OR"
+                        ),
+                        name="chip_bandwidth_positive",
+                    )
+                ],
             },
         ),
     ]

@@ -6,141 +6,222 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('evaluator', '0001_initial'),
-        ('leaderboard', '0001_initial'),
+        ("evaluator", "0001_initial"),
+        ("leaderboard", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='evaluation',
-            name='attempt',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='evaluations', to='leaderboard.attempt'),
+            model_name="evaluation",
+            name="attempt",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="evaluations", to="leaderboard.attempt"
+            ),
         ),
         migrations.AddField(
-            model_name='evaluation',
-            name='chip',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='evaluations', to='evaluator.chip'),
+            model_name="evaluation",
+            name="chip",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="evaluations", to="evaluator.chip"
+            ),
         ),
         migrations.AddField(
-            model_name='evaluationjob',
-            name='attempt',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='jobs', to='leaderboard.attempt'),
+            model_name="evaluationjob",
+            name="attempt",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="jobs", to="leaderboard.attempt"
+            ),
         ),
         migrations.AddField(
-            model_name='evaluationjob',
-            name='chip',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='jobs', to='evaluator.chip'),
+            model_name="evaluationjob",
+            name="chip",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="jobs", to="evaluator.chip"
+            ),
         ),
         migrations.AddField(
-            model_name='evaluation',
-            name='job',
-            field=models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='evaluation', to='evaluator.evaluationjob'),
+            model_name="evaluation",
+            name="job",
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.CASCADE, related_name="evaluation", to="evaluator.evaluationjob"
+            ),
         ),
         migrations.AddField(
-            model_name='jobevent',
-            name='job',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='evaluator.evaluationjob'),
+            model_name="jobevent",
+            name="job",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="events", to="evaluator.evaluationjob"
+            ),
         ),
         migrations.AddField(
-            model_name='jobevent',
-            name='user',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="jobevent",
+            name="user",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='runner',
-            name='chip',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runners', to='evaluator.chip'),
+            model_name="runner",
+            name="chip",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="runners", to="evaluator.chip"
+            ),
         ),
         migrations.AddField(
-            model_name='runner',
-            name='created_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL),
+            model_name="runner",
+            name="created_by",
+            field=models.ForeignKey(
+                blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+            ),
         ),
         migrations.AddField(
-            model_name='runner',
-            name='current_job',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='evaluator.evaluationjob'),
+            model_name="runner",
+            name="current_job",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="evaluator.evaluationjob",
+            ),
         ),
         migrations.AddField(
-            model_name='jobevent',
-            name='runner',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='evaluator.runner'),
+            model_name="jobevent",
+            name="runner",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="evaluator.runner",
+            ),
         ),
         migrations.AddField(
-            model_name='evaluationjob',
-            name='runner',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='jobs', to='evaluator.runner'),
+            model_name="evaluationjob",
+            name="runner",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="jobs",
+                to="evaluator.runner",
+            ),
         ),
         migrations.AddField(
-            model_name='evaluation',
-            name='runner',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='evaluations', to='evaluator.runner'),
+            model_name="evaluation",
+            name="runner",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="evaluations",
+                to="evaluator.runner",
+            ),
         ),
         migrations.AddField(
-            model_name='runnerauditevent',
-            name='runner',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='audit_events', to='evaluator.runner'),
+            model_name="runnerauditevent",
+            name="runner",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="audit_events", to="evaluator.runner"
+            ),
         ),
         migrations.AddField(
-            model_name='runnerauditevent',
-            name='user',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="runnerauditevent",
+            name="user",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='runner',
-            constraint=models.UniqueConstraint(fields=('chip', 'name'), name='runner_unique_name_per_chip'),
+            model_name="runner",
+            constraint=models.UniqueConstraint(fields=("chip", "name"), name="runner_unique_name_per_chip"),
         ),
         migrations.AddConstraint(
-            model_name='runner',
-            constraint=models.CheckConstraint(condition=models.Q(('state__in', ['active', 'draining', 'disabled'])), name='runner_state_valid'),
+            model_name="runner",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("state__in", ["active", "draining", "disabled"])), name="runner_state_valid"
+            ),
         ),
         migrations.AddIndex(
-            model_name='jobevent',
-            index=models.Index(fields=['job', 'at'], name='jobevent_job_at_idx'),
+            model_name="jobevent",
+            index=models.Index(fields=["job", "at"], name="jobevent_job_at_idx"),
         ),
         migrations.AddIndex(
-            model_name='evaluationjob',
-            index=models.Index(fields=['chip', 'state'], name='job_chip_state_idx'),
+            model_name="evaluationjob",
+            index=models.Index(fields=["chip", "state"], name="job_chip_state_idx"),
         ),
         migrations.AddIndex(
-            model_name='evaluationjob',
-            index=models.Index(fields=['attempt', 'state'], name='job_attempt_state_idx'),
+            model_name="evaluationjob",
+            index=models.Index(fields=["attempt", "state"], name="job_attempt_state_idx"),
         ),
         migrations.AddConstraint(
-            model_name='evaluationjob',
-            constraint=models.CheckConstraint(condition=models.Q(('state__in', ['queued', 'running', 'done', 'failed', 'cancelled'])), name='job_state_valid'),
+            model_name="evaluationjob",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("state__in", ["queued", "running", "done", "failed", "cancelled"])),
+                name="job_state_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='evaluationjob',
-            constraint=models.CheckConstraint(condition=models.Q(('tier__in', ['smoke', 'full', 'edge', 'perf'])), name='job_tier_valid'),
+            model_name="evaluationjob",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("tier__in", ["smoke", "full", "edge", "perf"])), name="job_tier_valid"
+            ),
         ),
         migrations.AddIndex(
-            model_name='evaluation',
-            index=models.Index(fields=['chip', 'attempt'], name='evaluation_chip_attempt_idx'),
+            model_name="evaluation",
+            index=models.Index(fields=["chip", "attempt"], name="evaluation_chip_attempt_idx"),
         ),
         migrations.AddIndex(
-            model_name='evaluation',
-            index=models.Index(fields=['chip', 'verdict'], name='evaluation_chip_verdict_idx'),
+            model_name="evaluation",
+            index=models.Index(fields=["chip", "verdict"], name="evaluation_chip_verdict_idx"),
         ),
         migrations.AddConstraint(
-            model_name='evaluation',
-            constraint=models.CheckConstraint(condition=models.Q(('verdict__in', ['correct', 'incorrect', 'compile_error', 'missing_entrypoint', 'runtime_error', 'timeout', 'cheat_detected'])), name='evaluation_verdict_valid'),
+            model_name="evaluation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "verdict__in",
+                        [
+                            "correct",
+                            "incorrect",
+                            "compile_error",
+                            "missing_entrypoint",
+                            "runtime_error",
+                            "timeout",
+                            "cheat_detected",
+                        ],
+                    )
+                ),
+                name="evaluation_verdict_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='evaluation',
-            constraint=models.CheckConstraint(condition=models.Q(('speedup__isnull', True), ('speedup__gt', 0), _connector='OR'), name='evaluation_speedup_positive'),
+            model_name="evaluation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("speedup__isnull", True), ("speedup__gt", 0), _connector="OR"),
+                name="evaluation_speedup_positive",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='evaluation',
-            constraint=models.CheckConstraint(condition=models.Q(('cases_passed__lte', models.F('cases_total'))), name='evaluation_cases_consistent'),
+            model_name="evaluation",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("cases_passed__lte", models.F("cases_total"))), name="evaluation_cases_consistent"
+            ),
         ),
         migrations.AddIndex(
-            model_name='runnerauditevent',
-            index=models.Index(fields=['runner', 'at'], name='runneraudit_runner_at_idx'),
+            model_name="runnerauditevent",
+            index=models.Index(fields=["runner", "at"], name="runneraudit_runner_at_idx"),
         ),
     ]

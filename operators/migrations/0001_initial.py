@@ -4,35 +4,52 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Operator',
+            name="Operator",
             fields=[
-                ('id', models.CharField(max_length=100, primary_key=True, serialize=False)),
-                ('source', models.CharField(choices=[('aten', 'PyTorch ATen'), ('vllm13', 'vLLM 0.13'), ('cublas', 'cuBLAS')], max_length=10)),
-                ('name', models.CharField(max_length=90)),
-                ('category', models.CharField(max_length=30)),
-                ('mc', models.BooleanField(default=False, verbose_name='multi-chip set')),
-                ('provisional', models.TextField(blank=True, help_text='Why the reference is not yet verified (empty = verified).')),
-                ('description', models.TextField(blank=True)),
-                ('signature', models.TextField(blank=True)),
-                ('fidelity', models.TextField(blank=True)),
-                ('case_counts', models.JSONField(default=dict, help_text="Cases per tier, e.g. {'smoke': 3, 'full': 650}.")),
-                ('has_reference_solution', models.BooleanField(default=False)),
-                ('catalog_version', models.CharField(max_length=20)),
-                ('in_catalog', models.BooleanField(default=True, help_text='False once the operator left the code catalog.')),
-                ('synced_at', models.DateTimeField(auto_now=True)),
+                ("id", models.CharField(max_length=100, primary_key=True, serialize=False)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[("aten", "PyTorch ATen"), ("vllm13", "vLLM 0.13"), ("cublas", "cuBLAS")], max_length=10
+                    ),
+                ),
+                ("name", models.CharField(max_length=90)),
+                ("category", models.CharField(max_length=30)),
+                ("mc", models.BooleanField(default=False, verbose_name="multi-chip set")),
+                (
+                    "provisional",
+                    models.TextField(blank=True, help_text="Why the reference is not yet verified (empty = verified)."),
+                ),
+                ("description", models.TextField(blank=True)),
+                ("signature", models.TextField(blank=True)),
+                ("fidelity", models.TextField(blank=True)),
+                (
+                    "case_counts",
+                    models.JSONField(default=dict, help_text="Cases per tier, e.g. {'smoke': 3, 'full': 650}."),
+                ),
+                ("has_reference_solution", models.BooleanField(default=False)),
+                ("catalog_version", models.CharField(max_length=20)),
+                (
+                    "in_catalog",
+                    models.BooleanField(default=True, help_text="False once the operator left the code catalog."),
+                ),
+                ("synced_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'ordering': ['source', 'name'],
-                'indexes': [models.Index(fields=['source', 'mc'], name='operator_source_mc_idx')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('source__in', ['aten', 'vllm13', 'cublas'])), name='operator_source_valid'), models.UniqueConstraint(fields=('source', 'name'), name='operator_unique_source_name')],
+                "ordering": ["source", "name"],
+                "indexes": [models.Index(fields=["source", "mc"], name="operator_source_mc_idx")],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("source__in", ["aten", "vllm13", "cublas"])), name="operator_source_valid"
+                    ),
+                    models.UniqueConstraint(fields=("source", "name"), name="operator_unique_source_name"),
+                ],
             },
         ),
     ]

@@ -13,7 +13,7 @@ BODIES = {
     "input_copy": "return _out(args, kwargs, lambda t: t)",
 }
 
-PRELUDE = '''import torch
+PRELUDE = """import torch
 import triton
 
 
@@ -33,7 +33,7 @@ def _out(args, kwargs, make):
     if first is None:
         return None
     return make(first)
-'''
+"""
 
 
 def degenerate_source(spec: OperatorSpec, kind: str) -> str:

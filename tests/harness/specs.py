@@ -15,8 +15,11 @@ FLOATS = ("float32", "bfloat16")
 
 
 def _add_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
-    return {"a": rng.randn(case["shape"], case["dtype"]), "b": rng.randn(case["shape"], case["dtype"]),
-            "alpha": case["alpha"]}
+    return {
+        "a": rng.randn(case["shape"], case["dtype"]),
+        "b": rng.randn(case["shape"], case["dtype"]),
+        "alpha": case["alpha"],
+    }
 
 
 def _add_invoke(impl: Any, inputs: dict[str, Any]) -> Any:
@@ -29,16 +32,30 @@ def _add_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
 
 
 ADD = OperatorSpec(
-    id="aten::add", category="elementwise", description="a + alpha * b", signature="add.Tensor(Tensor self, "
-    "Tensor other, *, Scalar alpha=1) -> Tensor", entrypoints=("add_Tensor",), invoke=_add_invoke,
-    cases={"smoke": [{"shape": [7], "dtype": "float32", "alpha": 1.0},
-                     {"shape": [3, 33], "dtype": "bfloat16", "alpha": -0.5}],
-           "full": [{"shape": [7], "dtype": "float32", "alpha": 1.0},
-                    {"shape": [3, 33], "dtype": "bfloat16", "alpha": -0.5},
-                    {"shape": [2, 5, 17], "dtype": "float32", "alpha": 2.5}],
-           "perf": [{"shape": [4096, 4096], "dtype": "bfloat16", "alpha": 1.0},
-                    {"shape": [1024], "dtype": "float32", "alpha": 1.0}]},
-    make_inputs=_add_inputs, fidelity="test fixture: torch.add itself", cost=_add_cost,
+    id="aten::add",
+    category="elementwise",
+    description="a + alpha * b",
+    signature="add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    entrypoints=("add_Tensor",),
+    invoke=_add_invoke,
+    cases={
+        "smoke": [
+            {"shape": [7], "dtype": "float32", "alpha": 1.0},
+            {"shape": [3, 33], "dtype": "bfloat16", "alpha": -0.5},
+        ],
+        "full": [
+            {"shape": [7], "dtype": "float32", "alpha": 1.0},
+            {"shape": [3, 33], "dtype": "bfloat16", "alpha": -0.5},
+            {"shape": [2, 5, 17], "dtype": "float32", "alpha": 2.5},
+        ],
+        "perf": [
+            {"shape": [4096, 4096], "dtype": "bfloat16", "alpha": 1.0},
+            {"shape": [1024], "dtype": "float32", "alpha": 1.0},
+        ],
+    },
+    make_inputs=_add_inputs,
+    fidelity="test fixture: torch.add itself",
+    cost=_add_cost,
 )
 
 
@@ -51,19 +68,27 @@ def _softmax_invoke(impl: Any, inputs: dict[str, Any]) -> Any:
 
 
 SOFTMAX = OperatorSpec(
-    id="aten::softmax", category="softmax_scan", description="softmax over the last dim",
-    signature="softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", entrypoints=("softmax_int",),
+    id="aten::softmax",
+    category="softmax_scan",
+    description="softmax over the last dim",
+    signature="softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    entrypoints=("softmax_int",),
     invoke=_softmax_invoke,
     cases={"smoke": [{"shape": [4, 19], "dtype": "float32"}], "perf": [{"shape": [4096, 4096], "dtype": "float32"}]},
-    make_inputs=_softmax_inputs, fidelity="test fixture: torch.softmax", reduce_dim=lambda case: 1,
+    make_inputs=_softmax_inputs,
+    fidelity="test fixture: torch.softmax",
+    reduce_dim=lambda case: 1,
 )
 
 
 def _rms_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     rows, cols = case["shape"]
-    return {"out": torch.empty((rows, cols), dtype=getattr(torch, case["dtype"]), device=rng.device).fill_(7.0),
-            "input": rng.randn((rows, cols), case["dtype"]), "weight": rng.randn((cols,), case["dtype"]),
-            "epsilon": 1e-6}
+    return {
+        "out": torch.empty((rows, cols), dtype=getattr(torch, case["dtype"]), device=rng.device).fill_(7.0),
+        "input": rng.randn((rows, cols), case["dtype"]),
+        "weight": rng.randn((cols,), case["dtype"]),
+        "epsilon": 1e-6,
+    }
 
 
 def rms_norm_reference(out: torch.Tensor, input: torch.Tensor, weight: torch.Tensor, epsilon: float) -> None:
@@ -78,19 +103,34 @@ def _rms_invoke(impl: Any, inputs: dict[str, Any]) -> Any:
 
 
 RMS_NORM = OperatorSpec(
-    id="vllm13::rms_norm", category="normalization", description="out = x / rms(x) * weight",
-    signature="def rms_norm(out, input, weight, epsilon) -> None", entrypoints=("rms_norm",), invoke=_rms_invoke,
-    cases={"smoke": [{"shape": [3, 40], "dtype": "float32"}, {"shape": [2, 64], "dtype": "bfloat16"}],
-           "perf": [{"shape": [4096, 4096], "dtype": "bfloat16"}]},
-    make_inputs=_rms_inputs, fidelity="test fixture", reference_impl=rms_norm_reference, mutates=("out",),
+    id="vllm13::rms_norm",
+    category="normalization",
+    description="out = x / rms(x) * weight",
+    signature="def rms_norm(out, input, weight, epsilon) -> None",
+    entrypoints=("rms_norm",),
+    invoke=_rms_invoke,
+    cases={
+        "smoke": [{"shape": [3, 40], "dtype": "float32"}, {"shape": [2, 64], "dtype": "bfloat16"}],
+        "perf": [{"shape": [4096, 4096], "dtype": "bfloat16"}],
+    },
+    make_inputs=_rms_inputs,
+    fidelity="test fixture",
+    reference_impl=rms_norm_reference,
+    mutates=("out",),
     reduce_dim=lambda case: case["shape"][1],
 )
 
 
 def _saxpy_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     n = case["n"]
-    return {"n": n, "alpha": case["alpha"], "x": rng.randn((n,), "float32"), "incx": 1,
-            "y": rng.randn((n,), "float32"), "incy": 1}
+    return {
+        "n": n,
+        "alpha": case["alpha"],
+        "x": rng.randn((n,), "float32"),
+        "incx": 1,
+        "y": rng.randn((n,), "float32"),
+        "incy": 1,
+    }
 
 
 def saxpy_reference(n: int, alpha: float, x: torch.Tensor, incx: int, y: torch.Tensor, incy: int) -> None:
@@ -103,11 +143,17 @@ def _saxpy_invoke(impl: Any, inputs: dict[str, Any]) -> Any:
 
 
 SAXPY = OperatorSpec(
-    id="cublas::cublasSaxpy_v2", category="blas1", description="y = alpha * x + y",
-    signature="def cublasSaxpy_v2(n, alpha, x, incx, y, incy) -> None", entrypoints=("cublasSaxpy_v2",),
+    id="cublas::cublasSaxpy_v2",
+    category="blas1",
+    description="y = alpha * x + y",
+    signature="def cublasSaxpy_v2(n, alpha, x, incx, y, incy) -> None",
+    entrypoints=("cublasSaxpy_v2",),
     invoke=_saxpy_invoke,
     cases={"smoke": [{"n": 37, "alpha": 1.5}, {"n": 5, "alpha": -0.25}], "perf": [{"n": 1 << 24, "alpha": 1.5}]},
-    make_inputs=_saxpy_inputs, fidelity="test fixture", reference_impl=saxpy_reference, mutates=("y",),
+    make_inputs=_saxpy_inputs,
+    fidelity="test fixture",
+    reference_impl=saxpy_reference,
+    mutates=("y",),
 )
 
 SPECS = [ADD, SOFTMAX, RMS_NORM, SAXPY]

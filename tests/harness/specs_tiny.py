@@ -6,6 +6,8 @@ import dataclasses
 
 from tests.harness.specs import ADD
 
-ADD_ONE_CASE = dataclasses.replace(ADD, cases={**ADD.cases, "smoke": [{"shape": [7], "dtype": "float32", "alpha": 1.5}]})
+ADD_ONE_CASE = dataclasses.replace(
+    ADD, cases={**ADD.cases, "smoke": [{"shape": [7], "dtype": "float32", "alpha": 1.5}]}
+)
 
 SPECS = [ADD_ONE_CASE]

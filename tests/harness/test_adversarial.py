@@ -65,8 +65,9 @@ def test_with_every_layer(harness, name, monkeypatch):
     for key, value in SECRET_ENV.items():
         monkeypatch.setenv(key, value)
     allowed, _, layer = CASES[name]
-    result = harness.evaluate(ADD_ONE_CASE, read(ADVERSARIAL / name), tier="smoke",
-                                 timeout_s=HANG_TIMEOUT_S if name in HANGS else TIMEOUT_S)
+    result = harness.evaluate(
+        ADD_ONE_CASE, read(ADVERSARIAL / name), tier="smoke", timeout_s=HANG_TIMEOUT_S if name in HANGS else TIMEOUT_S
+    )
     assert result["verdict"] != "correct"
     assert result["verdict"] in allowed, (result["verdict"], result["reason"])
     if layer is not None:
@@ -80,8 +81,9 @@ def test_runtime_layers_alone(runtime_only_harness, name, monkeypatch):
     for key, value in SECRET_ENV.items():
         monkeypatch.setenv(key, value)
     _, allowed, _ = CASES[name]
-    result = runtime_only_harness.evaluate(ADD_ONE_CASE, read(ADVERSARIAL / name), tier="smoke",
-                                 timeout_s=HANG_TIMEOUT_S if name in HANGS else TIMEOUT_S)
+    result = runtime_only_harness.evaluate(
+        ADD_ONE_CASE, read(ADVERSARIAL / name), tier="smoke", timeout_s=HANG_TIMEOUT_S if name in HANGS else TIMEOUT_S
+    )
     assert result["verdict"] != "correct"
     assert result["verdict"] in allowed, (result["verdict"], result["reason"])
     text = json.dumps(result)

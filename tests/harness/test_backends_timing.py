@@ -35,7 +35,9 @@ def test_default_device_is_cpu_without_accelerator():
 def test_fake_backend_api_whitelist_reaches_policy(fake_devices):
     from evaluator.harness.policy import check_source
 
-    source = "import torch\nimport triton\n\ndef add_Tensor(a, b, *, alpha=1):\n    torch.fake.synchronize()\n    return a\n"
+    source = (
+        "import torch\nimport triton\n\ndef add_Tensor(a, b, *, alpha=1):\n    torch.fake.synchronize()\n    return a\n"
+    )
     assert check_source(source, "aten") == []
 
 
@@ -57,8 +59,9 @@ def test_timed_tier_reports_timing_and_verifies_timed_outputs(fake_devices):
 def test_in_place_op_is_restored_between_timed_calls(fake_devices):
     # saxpy writes y: every timed call must start from the pristine y, or the verified outputs drift
     with Harness(device="fake") as harness:
-        result = harness.evaluate(SAXPY_PERF_TINY, read(SOLUTIONS / "cublas__cublasSaxpy_v2.py"), tier="perf",
-                                  timeout_s=300)
+        result = harness.evaluate(
+            SAXPY_PERF_TINY, read(SOLUTIONS / "cublas__cublasSaxpy_v2.py"), tier="perf", timeout_s=300
+        )
     assert result["verdict"] == "correct", result["reason"]
     assert result["timing"]["baseline_kind"] == "reference"
 
@@ -71,7 +74,8 @@ def test_caching_only_while_timed_is_caught(fake_devices):
         "    box = add_Tensor.__defaults__\n"
         "    if add_Tensor.calls > 3:\n        return add_Tensor.last\n"
         "    add_Tensor.calls += 1\n    add_Tensor.last = _real(self, other, alpha=alpha)\n    return add_Tensor.last\n\n\n"
-        "def _real(self, other, *, alpha=1):")
+        "def _real(self, other, *, alpha=1):",
+    )
     source += "\nadd_Tensor.calls = 0\n"
     with Harness(device="fake", static_policy=False) as harness:
         result = harness.evaluate(PERF_TINY, source, tier="perf", timeout_s=300)

@@ -15,9 +15,26 @@ SOLUTION = ROOT / "operators" / "solutions" / "triton_reference" / "aten__cos.py
 def _check(*extra: str) -> dict:
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     proc = subprocess.run(
-        [sys.executable, "-m", "evaluator", "check", "--operator", "aten::cos", "--solution", str(SOLUTION),
-         "--device", "cpu", "--tier", "full", *extra],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "evaluator",
+            "check",
+            "--operator",
+            "aten::cos",
+            "--solution",
+            str(SOLUTION),
+            "--device",
+            "cpu",
+            "--tier",
+            "full",
+            *extra,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
@@ -37,9 +54,25 @@ def test_max_cases_samples_evenly_and_says_so() -> None:
 def test_max_cases_must_be_positive() -> None:
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     proc = subprocess.run(
-        [sys.executable, "-m", "evaluator", "check", "--operator", "aten::cos", "--solution", str(SOLUTION),
-         "--device", "cpu", "--max-cases", "0"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "evaluator",
+            "check",
+            "--operator",
+            "aten::cos",
+            "--solution",
+            str(SOLUTION),
+            "--device",
+            "cpu",
+            "--max-cases",
+            "0",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode != 0
     assert "max_cases must be at least 1" in proc.stderr

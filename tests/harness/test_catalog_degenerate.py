@@ -29,10 +29,21 @@ def _sweep(specs: list) -> list[str]:
     for spec in specs:
         for kind in BODIES:
             source = degenerate_source(spec, kind)
-            jobs.append({"job_id": f"{spec.id}|{kind}", "operator": spec.id, "tier": "smoke", "seed": 7,
-                         "secret_seed": False, "timeout_s": 120,
-                         "solution": {"file_name": spec.file_name, "source": source,
-                                      "sha256": hashlib.sha256(source.encode()).hexdigest()}})
+            jobs.append(
+                {
+                    "job_id": f"{spec.id}|{kind}",
+                    "operator": spec.id,
+                    "tier": "smoke",
+                    "seed": 7,
+                    "secret_seed": False,
+                    "timeout_s": 120,
+                    "solution": {
+                        "file_name": spec.file_name,
+                        "source": source,
+                        "sha256": hashlib.sha256(source.encode()).hexdigest(),
+                    },
+                }
+            )
     results = run_bundle({"schema": "kgb.jobs/1", "chip": "cpu", "jobs": jobs}, device="cpu", workers=2)
     json.dumps(results)  # every result, params included, is plain JSON
     by_id = {s.id: s for s in specs}

@@ -26,28 +26,31 @@ def test_policy_accepts_the_correct_solutions(path):
     assert policy.check_source(read(path), path.name.split("__")[0]) == []
 
 
-@pytest.mark.parametrize(("snippet", "needle"), [
-    ("import torch\nx = torch.matmul", "torch.matmul"),
-    ("import torch as t\nx = t.nn.functional.relu", "torch.nn.functional.relu"),
-    ("from torch import sum as s\n", "torch.sum"),
-    ("import torch\nf = getattr(torch, 'mat' + 'mul')", "getattr()"),
-    ("import torch\ntorch.ops.aten.add.Tensor", "torch.ops"),
-    ("_CACHE = {}", "module-level mutable state"),
-    ("cache: dict = dict()", "module-level mutable state"),
-    ("def f(x, memo={}):\n    return x", "mutable default"),
-    ("import functools\n@functools.lru_cache\ndef f(x):\n    return x", "caches results"),
-    ("def f(t):\n    return t.data_ptr()", ".data_ptr"),
-    ("def f(t):\n    return t.untyped_storage()", ".untyped_storage"),
-    ("exec('1')", "exec()"),
-    ("import os", "'os'"),
-    ("import importlib", "'importlib'"),
-    ("import threading", "'threading'"),
-    ("import triton\ntriton.runtime.build.os.system('x')", ".os"),
-    ("import torch\ntorch.add = None", "monkeypatching"),
-    ("import torch\nclass L(torch.Tensor):\n    pass", "subclasses"),
-    ("def f():\n    global X", "'global'"),
-    ("x = __builtins__", "__builtins__"),
-])
+@pytest.mark.parametrize(
+    ("snippet", "needle"),
+    [
+        ("import torch\nx = torch.matmul", "torch.matmul"),
+        ("import torch as t\nx = t.nn.functional.relu", "torch.nn.functional.relu"),
+        ("from torch import sum as s\n", "torch.sum"),
+        ("import torch\nf = getattr(torch, 'mat' + 'mul')", "getattr()"),
+        ("import torch\ntorch.ops.aten.add.Tensor", "torch.ops"),
+        ("_CACHE = {}", "module-level mutable state"),
+        ("cache: dict = dict()", "module-level mutable state"),
+        ("def f(x, memo={}):\n    return x", "mutable default"),
+        ("import functools\n@functools.lru_cache\ndef f(x):\n    return x", "caches results"),
+        ("def f(t):\n    return t.data_ptr()", ".data_ptr"),
+        ("def f(t):\n    return t.untyped_storage()", ".untyped_storage"),
+        ("exec('1')", "exec()"),
+        ("import os", "'os'"),
+        ("import importlib", "'importlib'"),
+        ("import threading", "'threading'"),
+        ("import triton\ntriton.runtime.build.os.system('x')", ".os"),
+        ("import torch\ntorch.add = None", "monkeypatching"),
+        ("import torch\nclass L(torch.Tensor):\n    pass", "subclasses"),
+        ("def f():\n    global X", "'global'"),
+        ("x = __builtins__", "__builtins__"),
+    ],
+)
 def test_policy_flags(snippet, needle):
     assert any(needle in detail for detail in findings(snippet)), findings(snippet)
 
@@ -116,13 +119,34 @@ def test_bundle_rejects_wrong_schema():
 def test_bundle_marks_bad_jobs_and_signs(monkeypatch):
     monkeypatch.setenv("KGB_RUNNER_TOKEN", "kgbr_tok9_zzzsecret")
     source = "import triton\n"
-    jobs = {"schema": "kgb.jobs/1", "chip": "cpu", "jobs": [
-        {"job_id": "bad-sha", "operator": "aten::add", "tier": "smoke", "seed": None, "secret_seed": False,
-         "timeout_s": 10, "solution": {"file_name": "aten__add.py", "source": source, "sha256": "00"}},
-        {"job_id": "bad-tier", "operator": "aten::add", "tier": "nope", "seed": None, "secret_seed": False,
-         "timeout_s": 10, "solution": {"file_name": "aten__add.py", "source": source,
-                                       "sha256": hashlib.sha256(source.encode()).hexdigest()}},
-    ]}
+    jobs = {
+        "schema": "kgb.jobs/1",
+        "chip": "cpu",
+        "jobs": [
+            {
+                "job_id": "bad-sha",
+                "operator": "aten::add",
+                "tier": "smoke",
+                "seed": None,
+                "secret_seed": False,
+                "timeout_s": 10,
+                "solution": {"file_name": "aten__add.py", "source": source, "sha256": "00"},
+            },
+            {
+                "job_id": "bad-tier",
+                "operator": "aten::add",
+                "tier": "nope",
+                "seed": None,
+                "secret_seed": False,
+                "timeout_s": 10,
+                "solution": {
+                    "file_name": "aten__add.py",
+                    "source": source,
+                    "sha256": hashlib.sha256(source.encode()).hexdigest(),
+                },
+            },
+        ],
+    }
     out = run_bundle(jobs, device="cpu")
     assert out["schema"] == "kgb.results/1"
     assert [r["result"]["verdict"] for r in out["results"]] == ["runtime_error", "runtime_error"]
@@ -135,8 +159,9 @@ def test_bundle_marks_bad_jobs_and_signs(monkeypatch):
 
 def test_cli_usage_errors_exit_2(tmp_path):
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "evaluator", *args], capture_output=True, text=True,
-                              cwd=REPO_ROOT, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "evaluator", *args], capture_output=True, text=True, cwd=REPO_ROOT, timeout=120
+        )
 
     assert cli("check", "--operator", "aten::add").returncode == 2  # --solution missing
     assert cli("check", "--operator", "aten::add", "--solution", str(tmp_path / "none.py")).returncode == 2
@@ -145,9 +170,25 @@ def test_cli_usage_errors_exit_2(tmp_path):
 
 
 def test_cli_prints_one_json_verdict_and_exits_0():
-    proc = subprocess.run([sys.executable, "-m", "evaluator", "check", "--operator", "aten::add", "--solution",
-                           "tests/harness/adversarial/return_input.py", "--device", "cpu", "--json"],
-                          capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evaluator",
+            "check",
+            "--operator",
+            "aten::add",
+            "--solution",
+            "tests/harness/adversarial/return_input.py",
+            "--device",
+            "cpu",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads(proc.stdout)  # exactly one JSON document on stdout
     assert result["schema"] == "kgb.result/1" and result["operator"] == "aten::add"

@@ -10,8 +10,21 @@ from evaluator.harness import RESULT_SCHEMA, VERDICTS
 from tests.harness import specs
 from tests.harness.conftest import SOLUTIONS, read
 
-RESULT_KEYS = {"schema", "verdict", "reason", "operator", "tier", "seed_kind", "cases", "timing", "sol_pct",
-               "findings", "environment", "stderr_tail", "duration_s"}
+RESULT_KEYS = {
+    "schema",
+    "verdict",
+    "reason",
+    "operator",
+    "tier",
+    "seed_kind",
+    "cases",
+    "timing",
+    "sol_pct",
+    "findings",
+    "environment",
+    "stderr_tail",
+    "duration_s",
+}
 ENV_KEYS = {"chip", "device_type", "device_name", "driver", "torch", "triton", "python", "harness_version"}
 
 CONTROLS = [
@@ -96,7 +109,9 @@ def test_incorrect_reports_case_and_errors(harness):
 
 
 def test_cheat_detected_names_layer(harness):
-    source = "import torch\nimport triton\n\ndef add_Tensor(self, other, *, alpha=1):\n    return torch.add(self, other)\n"
+    source = (
+        "import torch\nimport triton\n\ndef add_Tensor(self, other, *, alpha=1):\n    return torch.add(self, other)\n"
+    )
     result = harness.evaluate(specs.ADD, source, tier="smoke")
     check_schema(result)
     assert result["verdict"] == "cheat_detected"
@@ -105,8 +120,9 @@ def test_cheat_detected_names_layer(harness):
 
 
 def test_secret_seed_never_in_result(harness):
-    result = harness.evaluate(specs.ADD, read(SOLUTIONS / "aten__add.py"), tier="smoke", seed=918273645,
-                              secret_seed=True)
+    result = harness.evaluate(
+        specs.ADD, read(SOLUTIONS / "aten__add.py"), tier="smoke", seed=918273645, secret_seed=True
+    )
     assert result["verdict"] == "correct"
     assert result["seed_kind"] == "secret"
     assert "918273645" not in json.dumps(result)

@@ -29,16 +29,37 @@ GROUP_B = [s for m in GROUP_B_MODULES for s in importlib.import_module(f"operato
 # upstream_kgb.md §2 per-operator counts; deviations (the spec's fidelity note says why) in comments
 FULL_COUNTS = {
     "_softmax": 36,  # upstream 72: 36 of them test _softmax_backward_data
-    "softmax": 36, "amin": 468,
+    "softmax": 36,
+    "amin": 468,
     "argmax": 78,  # upstream 126 incl. 48 combinations its test returns from without checking
-    "cumsum": 25, "mean": 45, "sum": 45, "sort": 320, "diff": 39, "renorm": 144, "pairwise_distance": 117,
-    "binary_cross_entropy_with_logits": 216, "huber_loss": 162, "margin_ranking_loss": 81, "soft_margin_loss": 54,
-    "smooth_l1_loss_backward": 162, "log_sigmoid_backward": 18, "mish_backward": 9, "softplus_backward": 108,
-    "rrelu_with_noise": 72, "rrelu_with_noise_backward": 36, "bernoulli": 90,
+    "cumsum": 25,
+    "mean": 45,
+    "sum": 45,
+    "sort": 320,
+    "diff": 39,
+    "renorm": 144,
+    "pairwise_distance": 117,
+    "binary_cross_entropy_with_logits": 216,
+    "huber_loss": 162,
+    "margin_ranking_loss": 81,
+    "soft_margin_loss": 54,
+    "smooth_l1_loss_backward": 162,
+    "log_sigmoid_backward": 18,
+    "mish_backward": 9,
+    "softplus_backward": 108,
+    "rrelu_with_noise": 72,
+    "rrelu_with_noise_backward": 36,
+    "bernoulli": 90,
     "poisson": 18,  # upstream 36: its generator on/off axis cannot matter to a statistical check
-    "exponential_": 3, "bmm": 9, "mm": 18,
-    "linear": 36, "matmul": 45,  # upstream's 5184 never call the candidate (baddbmm tests)
-    "reflection_pad1d_backward": 54, "upsample_nearest2d_backward": 36, "select_backward": 108, "im2col": 72,
+    "exponential_": 3,
+    "bmm": 9,
+    "mm": 18,
+    "linear": 36,
+    "matmul": 45,  # upstream's 5184 never call the candidate (baddbmm tests)
+    "reflection_pad1d_backward": 54,
+    "upsample_nearest2d_backward": 36,
+    "select_backward": 108,
+    "im2col": 72,
 }
 
 
@@ -64,7 +85,7 @@ def test_every_smoke_call_reaches_the_registered_kernel(spec: OperatorSpec) -> N
     library = torch.library.Library("aten", "IMPL")
     try:
         for entry in spec.entrypoints:
-            overload = entry[len(spec.name):].lstrip("_") or "default"
+            overload = entry[len(spec.name) :].lstrip("_") or "default"
             qualified = spec.name if overload == "default" else f"{spec.name}.{overload}"
             for key in ("CPU", "AutogradCPU"):
                 library.impl(qualified, _sentinel, key)

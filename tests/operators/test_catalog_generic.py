@@ -23,7 +23,9 @@ from operators.spec import Case, Comparison, Inputs, OperatorSpec, Rng
 from operators.tolerance import compare_outputs
 
 # research/upstream_kgb.md §1.1
-UPSTREAM_ATEN_IDS = sorted(f"aten::{name}" for name in """
+UPSTREAM_ATEN_IDS = sorted(
+    f"aten::{name}"
+    for name in """
 _index_put_impl_ _local_scalar_dense _softmax _to_copy acosh add add_ affine_grid_generator amin arange argmax
 as_strided asin bernoulli binary_cross_entropy_with_logits bitwise_not bmm cat clone contiguous copy_ cos cosh
 cumsum diff div div_ embedding empty_strided eq erfc expand expand_as exponential_ fill_ floor floor_divide fmax
@@ -34,13 +36,20 @@ reflection_pad1d_backward renorm reshape resolve_conj resolve_neg rot90 rrelu_wi
 rsqrt rsub scalar_tensor scatter select select_backward sgn silu sin smooth_l1_loss_backward soft_margin_loss
 softmax softplus_backward sort special_entr square stack sub sum t to unsafe_split unsafe_split_with_sizes unsqueeze
 upsample_nearest2d_backward zero_ zeros zeros_like
-""".split())
+""".split()
+)
 
 # Operators whose result IS a copy of their first tensor input: an input copy is the right answer
 # there, and the harness's aliasing and anti-cheat checks (not this test) catch lazy solutions.
 COPY_OPERATORS = {
-    "aten::clone", "aten::contiguous", "aten::resolve_conj", "aten::resolve_neg",
-    "cublas::cublasScopy_v2", "cublas::cublasDcopy_v2", "cublas::cublasCcopy_v2", "cublas::cublasZcopy_v2",
+    "aten::clone",
+    "aten::contiguous",
+    "aten::resolve_conj",
+    "aten::resolve_neg",
+    "cublas::cublasScopy_v2",
+    "cublas::cublasDcopy_v2",
+    "cublas::cublasCcopy_v2",
+    "cublas::cublasZcopy_v2",
 }
 
 SPECS = registry.all_specs()
@@ -81,6 +90,7 @@ def _zeros(ref: Any) -> Any:
 
 def _empty(ref: Any) -> Any:
     """What stale `torch.empty` memory looks like after the harness poisons it."""
+
     def fill(t: torch.Tensor) -> torch.Tensor:
         if t.dtype.is_floating_point or t.dtype.is_complex:
             return torch.full_like(t, float("nan"))
@@ -96,6 +106,7 @@ def _empty(ref: Any) -> Any:
 def _constant(ref: Any) -> Any:
     """Every element set to the reference's mean (its majority value for bool/int), or None when
     that cannot differ from the reference (a single element)."""
+
     def fill(t: torch.Tensor) -> torch.Tensor:
         finite = t.detach().to("cpu", torch.complex128 if t.is_complex() else torch.float64)
         finite = finite[torch.isfinite(finite)] if not t.is_complex() else finite
@@ -121,8 +132,9 @@ def _input_copy(inputs: Inputs, ref: Any) -> Any:
         return None
     if isinstance(ref, torch.Tensor):
         return first_in.clone()
-    return _map_tensors(ref, lambda t: first_in.clone() if t.shape == first_in.shape and t.dtype == first_in.dtype
-                        else t)
+    return _map_tensors(
+        ref, lambda t: first_in.clone() if t.shape == first_in.shape and t.dtype == first_in.dtype else t
+    )
 
 
 FAKES: dict[str, Callable[[Inputs, Any], Any]] = {

@@ -27,18 +27,53 @@ UPSTREAM_NAMES = (
 
 # research/upstream_kgb.md §2: upstream case counts, where our full tier reproduces them exactly
 UPSTREAM_COUNTS = {
-    "cublasCcopy_v2": 99, "cublasCdotu_v2": 99, "cublasCgemmStridedBatched": 120, "cublasCgemmStridedBatched_64": 120,
-    "cublasCgemm_v2": 1683, "cublasCgemvBatched_64": 90, "cublasCgemvStridedBatched": 432, "cublasCgemv_v2": 1152,
-    "cublasCgeru_v2": 60, "cublasCsymm_v2": 60, "cublasCsymv_v2": 60, "cublasDasum_v2": 18, "cublasDaxpy_v2": 144,
-    "cublasDcopy_v2": 63, "cublasDgemmBatched": 180, "cublasDgemmStridedBatched": 864,
-    "cublasDgemmStridedBatched_64": 180, "cublasDgemvBatched": 90, "cublasDgemvStridedBatched": 432,
-    "cublasDgemv_v2": 30, "cublasDsbmv_v2": 60, "cublasDsyr2_v2": 60, "cublasDtrsmBatched": 108,
-    "cublasHgemmBatched": 180, "cublasHgemmStridedBatched": 864, "cublasSaxpy_v2": 648, "cublasSdot_v2": 99,
-    "cublasSgeam": 108, "cublasSgemmBatched_64": 180, "cublasSgemmEx": 108, "cublasSgemmStridedBatched": 864,
-    "cublasSgemm_v2": 352, "cublasSgemvBatched": 11664, "cublasSgemvStridedBatched": 432, "cublasSger_v2": 7128,
-    "cublasSscal_v2": 216, "cublasSsyrk_v2": 60, "cublasStbmv_v2": 192, "cublasStrsm_v2": 96, "cublasStrsv_v2": 96,
-    "cublasZgemmBatched": 180, "cublasZgemmStridedBatched": 768, "cublasZgemvBatched": 90,
-    "cublasZgemvStridedBatched": 432, "cublasZgerc_v2": 60, "cublasZswap_v2": 36, "cublasZtrsmBatched": 108,
+    "cublasCcopy_v2": 99,
+    "cublasCdotu_v2": 99,
+    "cublasCgemmStridedBatched": 120,
+    "cublasCgemmStridedBatched_64": 120,
+    "cublasCgemm_v2": 1683,
+    "cublasCgemvBatched_64": 90,
+    "cublasCgemvStridedBatched": 432,
+    "cublasCgemv_v2": 1152,
+    "cublasCgeru_v2": 60,
+    "cublasCsymm_v2": 60,
+    "cublasCsymv_v2": 60,
+    "cublasDasum_v2": 18,
+    "cublasDaxpy_v2": 144,
+    "cublasDcopy_v2": 63,
+    "cublasDgemmBatched": 180,
+    "cublasDgemmStridedBatched": 864,
+    "cublasDgemmStridedBatched_64": 180,
+    "cublasDgemvBatched": 90,
+    "cublasDgemvStridedBatched": 432,
+    "cublasDgemv_v2": 30,
+    "cublasDsbmv_v2": 60,
+    "cublasDsyr2_v2": 60,
+    "cublasDtrsmBatched": 108,
+    "cublasHgemmBatched": 180,
+    "cublasHgemmStridedBatched": 864,
+    "cublasSaxpy_v2": 648,
+    "cublasSdot_v2": 99,
+    "cublasSgeam": 108,
+    "cublasSgemmBatched_64": 180,
+    "cublasSgemmEx": 108,
+    "cublasSgemmStridedBatched": 864,
+    "cublasSgemm_v2": 352,
+    "cublasSgemvBatched": 11664,
+    "cublasSgemvStridedBatched": 432,
+    "cublasSger_v2": 7128,
+    "cublasSscal_v2": 216,
+    "cublasSsyrk_v2": 60,
+    "cublasStbmv_v2": 192,
+    "cublasStrsm_v2": 96,
+    "cublasStrsv_v2": 96,
+    "cublasZgemmBatched": 180,
+    "cublasZgemmStridedBatched": 768,
+    "cublasZgemvBatched": 90,
+    "cublasZgemvStridedBatched": 432,
+    "cublasZgerc_v2": 60,
+    "cublasZswap_v2": 36,
+    "cublasZtrsmBatched": 108,
 }
 # documented departures: Zdotc drops upstream's no-op alpha axis (60 -> 12), Sdgmm runs each mode as its own
 # case (18 -> 36), CsyrkEx drops trans='C', which cuBLAS rejects for syrk (13860 -> 9240)
@@ -165,10 +200,10 @@ def test_strided_batched_gemm_uses_the_strides_and_leaves_gaps_alone():
     before = C.clone()
     level3.cublasDgemmStridedBatched("N", "N", 2, 2, 3, 1.0, A, 2, 6, Bm, 3, 0, 0.0, C, 2, 7, 2)
     for b in range(2):
-        a = A[6 * b: 6 * b + 6].reshape(3, 2).T
+        a = A[6 * b : 6 * b + 6].reshape(3, 2).T
         expected = a @ Bm.reshape(2, 3).T
-        torch.testing.assert_close(C[7 * b: 7 * b + 4].reshape(2, 2).T, expected)
-        assert torch.equal(C[7 * b + 4: 7 * b + 7], before[7 * b + 4: 7 * b + 7])
+        torch.testing.assert_close(C[7 * b : 7 * b + 4].reshape(2, 2).T, expected)
+        assert torch.equal(C[7 * b + 4 : 7 * b + 7], before[7 * b + 4 : 7 * b + 7])
 
 
 @pytest.mark.parametrize("trans", ["N", "T", "C"])
@@ -280,7 +315,11 @@ def test_trsv_solves_and_ignores_the_other_triangle(uplo, trans, diag):
     b = x.clone()
     level2.cublasStrsv_v2(uplo, trans, diag, n, A, lda, x, -2)
     dense = torch.as_strided(A, (n, n), (1, lda)).double()
-    mask = torch.triu(torch.ones(n, n, dtype=torch.bool)) if uplo == "U" else torch.tril(torch.ones(n, n, dtype=torch.bool))
+    mask = (
+        torch.triu(torch.ones(n, n, dtype=torch.bool))
+        if uplo == "U"
+        else torch.tril(torch.ones(n, n, dtype=torch.bool))
+    )
     tri = torch.where(mask, dense, torch.zeros(()).double())
     if diag == "U":
         tri.fill_diagonal_(1.0)

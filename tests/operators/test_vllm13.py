@@ -38,7 +38,8 @@ from operators.spec import Rng
 REPO = Path(__file__).resolve().parents[2]
 
 # research/upstream_kgb.md §1.2
-UPSTREAM_NAMES = set("""
+UPSTREAM_NAMES = set(
+    """
 allspark_w8a16_gemm awq_gemm gptq_gemm gptq_marlin_24_gemm gptq_marlin_gemm cutlass_scaled_mm cutlass_scaled_mm_azp
 cutlass_pack_scale_fp8 ggml_dequantize ggml_mul_mat_a8 ggml_mul_mat_vec_a8 ggml_moe_a8 ggml_moe_a8_vec
 awq_marlin_moe_repack gptq_marlin_moe_repack gptq_shuffle marlin_int4_fp8_preprocess permute_cols shuffle_rows
@@ -48,31 +49,82 @@ reshape_and_cache_flash concat_and_cache_mla copy_blocks copy_blocks_mla swap_bl
 cp_gather_indexer_k_quant_cache gather_and_maybe_dequant_cache convert_fp8 rms_norm fused_add_rms_norm
 rms_norm_dynamic_per_token_quant rms_norm_per_block_quant scaled_fp8_quant scaled_int8_quant rotary_embedding
 fused_qk_norm_rope hadacore_transform apply_repetition_penalties_cuda selective_scan_fwd
-""".split())
+""".split()
+)
 
 # research/upstream_kgb.md §2, vLLM case counts; scaled_int8_quant drops upstream's 15 invalid combinations
 # (static asymmetric without azp), which upstream counts but skips
 UPSTREAM_FULL_COUNTS = {
-    "allspark_w8a16_gemm": 13, "apply_repetition_penalties_cuda": 10, "awq_gemm": 8, "awq_marlin_moe_repack": 10,
-    "batched_moe_align_block_size": 9, "concat_and_cache_mla": 18, "convert_fp8": 32,
-    "convert_vertical_slash_indexes": 13, "copy_blocks": 12, "copy_blocks_mla": 12, "cp_gather_cache": 8,
-    "cp_gather_indexer_k_quant_cache": 13, "cutlass_pack_scale_fp8": 8, "cutlass_scaled_mm": 32,
-    "cutlass_scaled_mm_azp": 8, "fused_add_rms_norm": 225, "fused_qk_norm_rope": 120,
-    "gather_and_maybe_dequant_cache": 13, "ggml_dequantize": 8, "ggml_moe_a8": 7, "ggml_moe_a8_vec": 7,
-    "ggml_mul_mat_a8": 13, "ggml_mul_mat_vec_a8": 13, "gptq_gemm": 4, "gptq_marlin_24_gemm": 7,
-    "gptq_marlin_gemm": 8, "gptq_marlin_moe_repack": 10, "gptq_shuffle": 6, "grouped_topk": 288,
-    "hadacore_transform": 16, "marlin_int4_fp8_preprocess": 8, "merge_attn_states": 18, "moe_align_block_size": 360,
-    "moe_lora_align_block_size": 10, "moe_sum": 48, "paged_attention_v1": 960, "paged_attention_v2": 8,
-    "permute_cols": 30, "reshape_and_cache": 18, "reshape_and_cache_flash": 18, "rms_norm": 60,
-    "rms_norm_dynamic_per_token_quant": 48, "rms_norm_per_block_quant": 64, "rotary_embedding": 360,
-    "scaled_fp8_quant": 540, "scaled_int8_quant": 120 - 15, "selective_scan_fwd": 160, "shuffle_rows": 48,
-    "swap_blocks": 54, "topk_softmax": 108,
+    "allspark_w8a16_gemm": 13,
+    "apply_repetition_penalties_cuda": 10,
+    "awq_gemm": 8,
+    "awq_marlin_moe_repack": 10,
+    "batched_moe_align_block_size": 9,
+    "concat_and_cache_mla": 18,
+    "convert_fp8": 32,
+    "convert_vertical_slash_indexes": 13,
+    "copy_blocks": 12,
+    "copy_blocks_mla": 12,
+    "cp_gather_cache": 8,
+    "cp_gather_indexer_k_quant_cache": 13,
+    "cutlass_pack_scale_fp8": 8,
+    "cutlass_scaled_mm": 32,
+    "cutlass_scaled_mm_azp": 8,
+    "fused_add_rms_norm": 225,
+    "fused_qk_norm_rope": 120,
+    "gather_and_maybe_dequant_cache": 13,
+    "ggml_dequantize": 8,
+    "ggml_moe_a8": 7,
+    "ggml_moe_a8_vec": 7,
+    "ggml_mul_mat_a8": 13,
+    "ggml_mul_mat_vec_a8": 13,
+    "gptq_gemm": 4,
+    "gptq_marlin_24_gemm": 7,
+    "gptq_marlin_gemm": 8,
+    "gptq_marlin_moe_repack": 10,
+    "gptq_shuffle": 6,
+    "grouped_topk": 288,
+    "hadacore_transform": 16,
+    "marlin_int4_fp8_preprocess": 8,
+    "merge_attn_states": 18,
+    "moe_align_block_size": 360,
+    "moe_lora_align_block_size": 10,
+    "moe_sum": 48,
+    "paged_attention_v1": 960,
+    "paged_attention_v2": 8,
+    "permute_cols": 30,
+    "reshape_and_cache": 18,
+    "reshape_and_cache_flash": 18,
+    "rms_norm": 60,
+    "rms_norm_dynamic_per_token_quant": 48,
+    "rms_norm_per_block_quant": 64,
+    "rotary_embedding": 360,
+    "scaled_fp8_quant": 540,
+    "scaled_int8_quant": 120 - 15,
+    "selective_scan_fwd": 160,
+    "shuffle_rows": 48,
+    "swap_blocks": 54,
+    "topk_softmax": 108,
 }
 
-SOLVED = ["rms_norm", "fused_add_rms_norm", "rotary_embedding", "moe_sum", "merge_attn_states", "reshape_and_cache",
-          "topk_softmax", "moe_align_block_size", "scaled_int8_quant", "scaled_fp8_quant", "paged_attention_v1",
-          "permute_cols", "shuffle_rows", "apply_repetition_penalties_cuda", "reshape_and_cache_flash",
-          "concat_and_cache_mla"]
+SOLVED = [
+    "rms_norm",
+    "fused_add_rms_norm",
+    "rotary_embedding",
+    "moe_sum",
+    "merge_attn_states",
+    "reshape_and_cache",
+    "topk_softmax",
+    "moe_align_block_size",
+    "scaled_int8_quant",
+    "scaled_fp8_quant",
+    "paged_attention_v1",
+    "permute_cols",
+    "shuffle_rows",
+    "apply_repetition_penalties_cuda",
+    "reshape_and_cache_flash",
+    "concat_and_cache_mla",
+]
 
 SPECS = {s.name: s for s in registry.all_specs("vllm13")}
 
@@ -110,6 +162,7 @@ def test_provisional_specs_say_why() -> None:
 
 # ---------------------------------------------------------------- references vs independent formulations
 
+
 def test_reshape_and_cache_matches_elementwise_scatter() -> None:
     rng = Rng(3)
     tokens, heads, head_size, blocks, block_size, x = 6, 2, 16, 4, 4, 8
@@ -137,7 +190,7 @@ def test_moe_align_reference_and_set_comparison() -> None:
     sorted_ids, expert_ids, total = ref[0], ref[1], int(ref[2][0])
     flat = inputs["topk_ids"].reshape(-1)
     for b in range(total // 4):
-        ids = sorted_ids[b * 4: (b + 1) * 4]
+        ids = sorted_ids[b * 4 : (b + 1) * 4]
         real = ids[ids < flat.numel()]
         assert bool((flat[real.long()] == expert_ids[b]).all())
     assert sorted(sorted_ids[sorted_ids < flat.numel()].tolist()) == list(range(flat.numel()))
@@ -160,16 +213,24 @@ def test_rotary_neox_matches_complex_rotation() -> None:
     expected = q.clone()
     angle = positions[:, None].float() * (1.0 / 10000 ** (torch.arange(0, d, 2).float() / d))[None, :]
     rot = torch.polar(torch.ones_like(angle), angle)[:, None, :]
-    z = torch.complex(q[..., : d // 2], q[..., d // 2:]) * rot
-    expected[..., : d // 2], expected[..., d // 2:] = z.real, z.imag
+    z = torch.complex(q[..., : d // 2], q[..., d // 2 :]) * rot
+    expected[..., : d // 2], expected[..., d // 2 :] = z.real, z.imag
     rotary_embedding(positions, q, None, d, cache, True)
     torch.testing.assert_close(q, expected, atol=1e-5, rtol=1e-5)
 
 
 def test_paged_attention_matches_dense_attention_per_sequence() -> None:
     spec = SPECS["paged_attention_v1"]
-    case = {"num_seqs": 3, "context_len": 21, "num_heads": 4, "head_size": 16, "kv_divisor": 2, "block_size": 8,
-            "dtype": "float32", "alibi": True}
+    case = {
+        "num_seqs": 3,
+        "context_len": 21,
+        "num_heads": 4,
+        "head_size": 16,
+        "kv_divisor": 2,
+        "block_size": 8,
+        "dtype": "float32",
+        "alibi": True,
+    }
     inputs = spec.make_inputs(case, Rng(2))
     paged_attention_v1(*[inputs[p] for p in inspect.signature(paged_attention_v1).parameters])
     kc, vc, table = inputs["key_cache"], inputs["value_cache"], inputs["block_tables"]
@@ -227,7 +288,7 @@ def test_quantisers_round_trip_within_half_a_step() -> None:
     q, scale, azp = scaled_int8_quant(x, symmetric=False)
     assert bool((((q.float() - azp) * scale - x).abs() <= scale / 2 + 1e-5).all())
     q8, s8 = scaled_fp8_quant(x, use_per_token_if_dynamic=True)
-    assert bool(((q8.float() * s8 - x).abs() <= x.abs() / 16 + s8 * 2 ** -9 + 1e-7).all())
+    assert bool(((q8.float() * s8 - x).abs() <= x.abs() / 16 + s8 * 2**-9 + 1e-7).all())
 
 
 @pytest.mark.parametrize("quant_type", [GGML_Q4_0, GGML_Q8_0])
@@ -302,8 +363,9 @@ def test_triton_reference_solutions_pass_smoke_in_the_interpreter() -> None:
     for name in SOLVED:
         assert registry.reference_solution_path(SPECS[name]) is not None, name
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-c", _SMOKE_SCRIPT, *SOLVED], capture_output=True, text=True, env=env,
-                          cwd=REPO, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", _SMOKE_SCRIPT, *SOLVED], capture_output=True, text=True, env=env, cwd=REPO, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     results = json.loads(done.stdout.strip().splitlines()[-1])
     failures = {n: [r for ok, r in v if not ok] for n, v in results.items() if not all(ok for ok, _ in v)}

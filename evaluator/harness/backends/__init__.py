@@ -91,7 +91,9 @@ class Backend:
         raise NotImplementedError
 
     graph_method: str = "graph"
-    flush_min_bytes: int = 256 << 20  # the L2 flush writes at least this much (as do_bench's 256 MB)  # the result's timing.method name for graph-replay timing
+    flush_min_bytes: int = (
+        256 << 20
+    )  # the L2 flush writes at least this much (as do_bench's 256 MB)  # the result's timing.method name for graph-replay timing
 
     def spin(self, microseconds: float) -> None:
         """Keep the device busy for about this long so the host can enqueue a timed call before the

@@ -36,15 +36,34 @@ class CudaBackend(Backend):
     autograd_key = "AutogradCUDA"
     interpreter = False
     supports_timing = True
-    env_allowlist = ("CUDA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH", "HIP_VISIBLE_DEVICES",
-                     "ROCR_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
-                     "LD_LIBRARY_PATH", "TRITON_PTXAS_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH",
-                     "TRITON_LIBCUDA_PATH", "TRITON_HIP_LLD_PATH")
+    env_allowlist = (
+        "CUDA_VISIBLE_DEVICES",
+        "CUDA_HOME",
+        "CUDA_PATH",
+        "HIP_VISIBLE_DEVICES",
+        "ROCR_VISIBLE_DEVICES",
+        "NVIDIA_VISIBLE_DEVICES",
+        "NVIDIA_DRIVER_CAPABILITIES",
+        "LD_LIBRARY_PATH",
+        "TRITON_PTXAS_PATH",
+        "TRITON_CUOBJDUMP_PATH",
+        "TRITON_NVDISASM_PATH",
+        "TRITON_LIBCUDA_PATH",
+        "TRITON_HIP_LLD_PATH",
+    )
     banned_attributes = ("CUDAGraph", "ExternalStream", "_sleep")
-    allowed_torch_api = ("torch.cuda.current_device", "torch.cuda.synchronize", "torch.cuda.device_count",
-                         "torch.cuda.get_device_name", "torch.cuda.get_device_capability", "torch.cuda.is_available",
-                         "torch.cuda.device", "torch._C._cuda_getDeviceCount", "torch.cuda.get_device_properties",
-                         "torch.cuda.current_stream")
+    allowed_torch_api = (
+        "torch.cuda.current_device",
+        "torch.cuda.synchronize",
+        "torch.cuda.device_count",
+        "torch.cuda.get_device_name",
+        "torch.cuda.get_device_capability",
+        "torch.cuda.is_available",
+        "torch.cuda.device",
+        "torch._C._cuda_getDeviceCount",
+        "torch.cuda.get_device_properties",
+        "torch.cuda.current_stream",
+    )
 
     def child_env(self, workdir: str) -> dict[str, str]:
         import os
@@ -61,8 +80,12 @@ class CudaBackend(Backend):
 
         runtime = torch.version.cuda or torch.version.hip or ""
         try:
-            out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                                 capture_output=True, text=True, timeout=10)
+            out = subprocess.run(
+                ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+            )
             version = out.stdout.strip().splitlines()[0] if out.returncode == 0 and out.stdout.strip() else ""
         except (OSError, subprocess.SubprocessError):
             version = ""

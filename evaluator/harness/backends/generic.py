@@ -30,8 +30,13 @@ class NpuBackend(VendorBackend):
     autograd_key = "AutogradPrivateUse1"
     vendor_module = "torch_npu"
     env_allowlist = ("ASCEND_RT_VISIBLE_DEVICES", "ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME")
-    allowed_torch_api = ("torch.npu.synchronize", "torch.npu.current_device", "torch.npu.device_count",
-                         "torch.npu.is_available", "torch.npu.device")
+    allowed_torch_api = (
+        "torch.npu.synchronize",
+        "torch.npu.current_device",
+        "torch.npu.device_count",
+        "torch.npu.is_available",
+        "torch.npu.device",
+    )
 
 
 class MusaBackend(VendorBackend):
@@ -40,8 +45,13 @@ class MusaBackend(VendorBackend):
     autograd_key = "AutogradPrivateUse1"
     vendor_module = "torch_musa"
     env_allowlist = ("MUSA_VISIBLE_DEVICES", "MUSA_HOME")
-    allowed_torch_api = ("torch.musa.synchronize", "torch.musa.current_device", "torch.musa.device_count",
-                         "torch.musa.is_available", "torch.musa.device")
+    allowed_torch_api = (
+        "torch.musa.synchronize",
+        "torch.musa.current_device",
+        "torch.musa.device_count",
+        "torch.musa.is_available",
+        "torch.musa.device",
+    )
 
 
 class XpuBackend(VendorBackend):
@@ -49,8 +59,13 @@ class XpuBackend(VendorBackend):
     dispatch_key = "XPU"
     autograd_key = "AutogradXPU"
     env_allowlist = ("ZE_AFFINITY_MASK", "ONEAPI_DEVICE_SELECTOR")
-    allowed_torch_api = ("torch.xpu.synchronize", "torch.xpu.current_device", "torch.xpu.device_count",
-                         "torch.xpu.is_available", "torch.xpu.device")
+    allowed_torch_api = (
+        "torch.xpu.synchronize",
+        "torch.xpu.current_device",
+        "torch.xpu.device_count",
+        "torch.xpu.is_available",
+        "torch.xpu.device",
+    )
 
 
 class MluBackend(VendorBackend):
@@ -59,8 +74,13 @@ class MluBackend(VendorBackend):
     autograd_key = "AutogradPrivateUse1"
     vendor_module = "torch_mlu"
     env_allowlist = ("MLU_VISIBLE_DEVICES", "NEUWARE_HOME")
-    allowed_torch_api = ("torch.mlu.synchronize", "torch.mlu.current_device", "torch.mlu.device_count",
-                         "torch.mlu.is_available", "torch.mlu.device")
+    allowed_torch_api = (
+        "torch.mlu.synchronize",
+        "torch.mlu.current_device",
+        "torch.mlu.device_count",
+        "torch.mlu.is_available",
+        "torch.mlu.device",
+    )
 
 
 VENDOR_BACKENDS: tuple[type[VendorBackend], ...] = (NpuBackend, MusaBackend, XpuBackend, MluBackend)

@@ -96,8 +96,9 @@ def _layout_view(base: torch.Tensor, layout: str) -> torch.Tensor:
     return base
 
 
-def build_tensor(rng: Rng, shape: Sequence[int], dtype: str, draw: Draw, *, layout: str = "contiguous",
-                 specials: bool = False) -> torch.Tensor:
+def build_tensor(
+    rng: Rng, shape: Sequence[int], dtype: str, draw: Draw, *, layout: str = "contiguous", specials: bool = False
+) -> torch.Tensor:
     """A tensor of `shape` drawn by `draw`, laid out as asked (the view keeps the logical shape)."""
     base = draw(rng, _layout_base_shape(shape, layout), dtype)
     if specials and base.is_floating_point() and base.numel() > 0:
@@ -122,10 +123,19 @@ def unary_inputs(draw: Draw, **extra_params: Any) -> Callable[[Case, Rng], Input
     their defaults) are copied into the inputs."""
 
     def make_inputs(case: Case, rng: Rng) -> Inputs:
-        x = build_tensor(rng, case["shape"], case["dtype"], draw, layout=case.get("layout", "contiguous"),
-                         specials=case.get("specials", False))
-        inputs: Inputs = {"self": x, "variant": case.get("variant", "default"),
-                          "out_layout": case.get("out_layout", "contiguous")}
+        x = build_tensor(
+            rng,
+            case["shape"],
+            case["dtype"],
+            draw,
+            layout=case.get("layout", "contiguous"),
+            specials=case.get("specials", False),
+        )
+        inputs: Inputs = {
+            "self": x,
+            "variant": case.get("variant", "default"),
+            "out_layout": case.get("out_layout", "contiguous"),
+        }
         for key, default in extra_params.items():
             inputs[key] = case.get(key, default)
         return inputs
@@ -149,22 +159,35 @@ def unary_invoke(op: str, *arg_names: str) -> Callable[[Any, Inputs], Any]:
     return invoke
 
 
-def unary_cases(*, full_shapes: Sequence[Sequence[int]], variants: Sequence[str] = ("default",),
-                full_dtypes: Sequence[str] = tuple(FLOAT_DTYPES), smoke_variants: Sequence[str] | None = None,
-                specials: bool = True, extra: dict[str, Any] | None = None,
-                perf_dtypes: Sequence[str] = ("bfloat16", "float16")) -> dict[str, list[Case]]:
+def unary_cases(
+    *,
+    full_shapes: Sequence[Sequence[int]],
+    variants: Sequence[str] = ("default",),
+    full_dtypes: Sequence[str] = tuple(FLOAT_DTYPES),
+    smoke_variants: Sequence[str] | None = None,
+    specials: bool = True,
+    extra: dict[str, Any] | None = None,
+    perf_dtypes: Sequence[str] = ("bfloat16", "float16"),
+) -> dict[str, list[Case]]:
     """The four tiers for a unary float op. `full` is upstream's shape x dtype x variant product;
     `extra` adds fixed parameters to every case."""
     extra = extra or {}
     smoke_variants = list(smoke_variants or variants)
-    smoke = [{"shape": list(shape), "dtype": dtype, "variant": smoke_variants[i % len(smoke_variants)], **extra}
-             for i, (shape, dtype) in enumerate(zip(SMOKE_POINTWISE_SHAPES, SMOKE_DTYPES, strict=True))]
-    full = [{"shape": list(shape), "dtype": dtype, "variant": variant, **extra}
-            for variant in variants for shape in full_shapes for dtype in full_dtypes]
+    smoke = [
+        {"shape": list(shape), "dtype": dtype, "variant": smoke_variants[i % len(smoke_variants)], **extra}
+        for i, (shape, dtype) in enumerate(zip(SMOKE_POINTWISE_SHAPES, SMOKE_DTYPES, strict=True))
+    ]
+    full = [
+        {"shape": list(shape), "dtype": dtype, "variant": variant, **extra}
+        for variant in variants
+        for shape in full_shapes
+        for dtype in full_dtypes
+    ]
     edge: list[Case] = []
     for i, shape in enumerate(EDGE_SIZES):
-        edge.append({"shape": shape, "dtype": ("float32", "float16", "bfloat16")[i % 3], "variant": variants[0],
-                     **extra})
+        edge.append(
+            {"shape": shape, "dtype": ("float32", "float16", "bfloat16")[i % 3], "variant": variants[0], **extra}
+        )
     for item in EDGE_LAYOUTS:
         edge.append({**item, "dtype": "float32", "variant": variants[0], **extra})
     if "out" in variants:
@@ -172,16 +195,31 @@ def unary_cases(*, full_shapes: Sequence[Sequence[int]], variants: Sequence[str]
     if specials:
         edge.append({"shape": [4, 25], "dtype": "float32", "variant": variants[0], "specials": True, **extra})
         edge.append({"shape": [4, 25], "dtype": "bfloat16", "variant": variants[0], "specials": True, **extra})
-    perf = [{"shape": list(shape), "dtype": dtype, "variant": variants[0], **extra}
-            for shape in PERF_TOKEN_HIDDEN for dtype in perf_dtypes]
+    perf = [
+        {"shape": list(shape), "dtype": dtype, "variant": variants[0], **extra}
+        for shape in PERF_TOKEN_HIDDEN
+        for dtype in perf_dtypes
+    ]
     return {"smoke": smoke, "full": full, "edge": edge, "perf": perf}
 
 
-def elementwise_spec(*, op: str, overloads: Sequence[str], description: str, invoke: Callable[[Any, Inputs], Any],
-                     make_inputs: Callable[[Case, Rng], Inputs], cases: dict[str, list[Case]], fidelity: str,
-                     notes: str = "", flops: float = 1.0, exact: bool = False, mutates: Sequence[str] = (),
-                     category: str = "elementwise", reference: Callable[[Inputs], Any] | None = None,
-                     constant_output_ok: str = "") -> OperatorSpec:
+def elementwise_spec(
+    *,
+    op: str,
+    overloads: Sequence[str],
+    description: str,
+    invoke: Callable[[Any, Inputs], Any],
+    make_inputs: Callable[[Case, Rng], Inputs],
+    cases: dict[str, list[Case]],
+    fidelity: str,
+    notes: str = "",
+    flops: float = 1.0,
+    exact: bool = False,
+    mutates: Sequence[str] = (),
+    category: str = "elementwise",
+    reference: Callable[[Inputs], Any] | None = None,
+    constant_output_ok: str = "",
+) -> OperatorSpec:
     """One elementwise ATen spec: signature and entrypoints come from the overloads exercised."""
     return OperatorSpec(
         id=f"aten::{op}",
@@ -220,8 +258,10 @@ def opmath_reference(invoke: Callable[[Any, Inputs], Any], *, inplace: bool = Fa
     def reference(inputs: Inputs) -> Any:
         tensors = [v for v in (inputs.get("self"), inputs.get("other")) if isinstance(v, torch.Tensor)]
         dtype = tensors[0].dtype
-        wide = {k: v.to(torch.float32) if isinstance(v, torch.Tensor) and v.dtype in HALF_DTYPES else v
-                for k, v in inputs.items()}
+        wide = {
+            k: v.to(torch.float32) if isinstance(v, torch.Tensor) and v.dtype in HALF_DTYPES else v
+            for k, v in inputs.items()
+        }
         out = invoke(None, wide)
         if inplace:
             inputs["self"].copy_(out)

@@ -45,13 +45,15 @@ def lay_out(x: torch.Tensor, layout: str) -> torch.Tensor:
     raise ValueError(f"unknown layout {layout!r}")
 
 
-def randn(rng: Rng, shape: Sequence[int], dtype: str, layout: str = "contiguous", *, scale: float = 1.0,
-          shift: float = 0.0) -> torch.Tensor:
+def randn(
+    rng: Rng, shape: Sequence[int], dtype: str, layout: str = "contiguous", *, scale: float = 1.0, shift: float = 0.0
+) -> torch.Tensor:
     return lay_out(rng.randn(shape, dtype, scale=scale, shift=shift), layout)
 
 
-def uniform(rng: Rng, shape: Sequence[int], low: float, high: float, dtype: str,
-            layout: str = "contiguous") -> torch.Tensor:
+def uniform(
+    rng: Rng, shape: Sequence[int], low: float, high: float, dtype: str, layout: str = "contiguous"
+) -> torch.Tensor:
     return lay_out(rng.uniform(shape, low, high, dtype), layout)
 
 
@@ -85,16 +87,22 @@ def output_bytes(invoke: Callable[[Any, dict[str, Any]], Any], inputs: dict[str,
     return tensor_bytes(out)
 
 
-def io_cost(invoke: Callable[[Any, dict[str, Any]], Any],
-            flops: Callable[[dict[str, Any], dict[str, Any]], float] = lambda case, inputs: 0.0,
-            *, main: str = "self"):
+def io_cost(
+    invoke: Callable[[Any, dict[str, Any]], Any],
+    flops: Callable[[dict[str, Any], dict[str, Any]], float] = lambda case, inputs: 0.0,
+    *,
+    main: str = "self",
+):
     """Cost: each input tensor read once (out= buffers excluded: they are only written), each output
     written once; FLOPs from `flops(case, inputs)`; the compute dtype is the main input's."""
 
     def cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
         read = tensor_bytes({k: v for k, v in inputs.items() if k not in ("out", "grad_input", "values", "indices")})
-        return Cost(flops=float(flops(case, inputs)), bytes=read + output_bytes(invoke, inputs),
-                    dtype=dtype_name(inputs[main].dtype))
+        return Cost(
+            flops=float(flops(case, inputs)),
+            bytes=read + output_bytes(invoke, inputs),
+            dtype=dtype_name(inputs[main].dtype),
+        )
 
     return cost
 
@@ -110,8 +118,9 @@ def float64_reference(invoke: Callable[[Any, dict[str, Any]], Any], *, main: str
     overflow, while a correct kernel computing in fp32 rounds once; this reference accepts the latter."""
 
     def reference(inputs: dict[str, Any]) -> Any:
-        wide = {k: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v
-                for k, v in inputs.items()}
+        wide = {
+            k: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v for k, v in inputs.items()
+        }
         result = invoke(None, wide)
         if isinstance(inputs.get("out"), torch.Tensor):
             inputs["out"].copy_(result)

@@ -43,8 +43,15 @@ def _call(op: str, inputs: Inputs, *args: Any) -> Any:
 
 
 def _bce_invoke(impl: Any, inputs: Inputs) -> Any:
-    return _call("binary_cross_entropy_with_logits", inputs, inputs["self"], inputs["target"], inputs["weight"],
-                 inputs["pos_weight"], inputs["reduction"])
+    return _call(
+        "binary_cross_entropy_with_logits",
+        inputs,
+        inputs["self"],
+        inputs["target"],
+        inputs["weight"],
+        inputs["pos_weight"],
+        inputs["reduction"],
+    )
 
 
 def _bce_inputs(case: dict[str, Any], rng: Rng) -> Inputs:
@@ -53,8 +60,9 @@ def _bce_inputs(case: dict[str, Any], rng: Rng) -> Inputs:
     target = rng.uniform(shape, 0.0, 1.0, dtype)
     weight_shape = case.get("weight_shape", shape)
     weight = rng.uniform(weight_shape, 0.5, 1.5, dtype) if case.get("use_weight") else None
-    pos_weight = rng.uniform(case.get("pos_weight_shape", shape), 0.5, 1.5, dtype) \
-        if case.get("use_pos_weight") else None
+    pos_weight = (
+        rng.uniform(case.get("pos_weight_shape", shape), 0.5, 1.5, dtype) if case.get("use_pos_weight") else None
+    )
     inputs = {"self": x, "target": target, "weight": weight, "pos_weight": pos_weight, "reduction": case["reduction"]}
     return _with_out(inputs, case, shape)
 
@@ -63,8 +71,7 @@ BCE_WITH_LOGITS = OperatorSpec(
     id="aten::binary_cross_entropy_with_logits",
     category="loss",
     description="loss = -w * [pos_weight * y * log(sigmoid(x)) + (1 - y) * log(1 - sigmoid(x))], element-wise, "
-                "then reduced. weight and pos_weight are optional and broadcast against the input. "
-                + REDUCTION_NOTE,
+    "then reduced. weight and pos_weight are optional and broadcast against the input. " + REDUCTION_NOTE,
     signature=schema_text("binary_cross_entropy_with_logits", ["default", "out"]),
     entrypoints=("binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits_out"),
     invoke=_bce_invoke,
@@ -72,24 +79,61 @@ BCE_WITH_LOGITS = OperatorSpec(
     cases={
         "smoke": [
             {"shape": [3, 33], "dtype": "float32", "reduction": 0, "use_weight": True, "use_pos_weight": True},
-            {"shape": [5, 17], "dtype": "float16", "reduction": 1, "use_weight": False, "use_pos_weight": True,
-             "overload": "out"},
+            {
+                "shape": [5, 17],
+                "dtype": "float16",
+                "reduction": 1,
+                "use_weight": False,
+                "use_pos_weight": True,
+                "overload": "out",
+            },
             {"shape": [4, 9], "dtype": "bfloat16", "reduction": 2, "use_weight": True, "use_pos_weight": False},
         ],
-        "full": [dict(c, overload=o) for o in ("default", "out")
-                 for c in product(shape=LOSS_SHAPES, dtype=LOSS_DTYPES, reduction=[0, 1, 2],
-                                  use_weight=[False, True], use_pos_weight=[False, True])],
-        "edge": [
-            {"shape": [64, 300], "dtype": "float32", "reduction": 0, "use_weight": False, "use_pos_weight": False,
-             "scale": 60.0},
-            {"shape": [300, 64], "dtype": "float32", "reduction": 1, "use_weight": True, "use_pos_weight": True,
-             "weight_shape": [64], "pos_weight_shape": [64], "layout": "transposed"},
-            {"shape": [0, 4], "dtype": "float32", "reduction": 0, "use_weight": False, "use_pos_weight": False},
-            {"shape": [7, 5, 3], "dtype": "bfloat16", "reduction": 1, "use_weight": False, "use_pos_weight": True,
-             "pos_weight_shape": [3]},
+        "full": [
+            dict(c, overload=o)
+            for o in ("default", "out")
+            for c in product(
+                shape=LOSS_SHAPES,
+                dtype=LOSS_DTYPES,
+                reduction=[0, 1, 2],
+                use_weight=[False, True],
+                use_pos_weight=[False, True],
+            )
         ],
-        "perf": [{"shape": list(s), "dtype": d, "reduction": r, "use_weight": False, "use_pos_weight": False}
-                 for s in PERF_LOSS for d, r in (("bfloat16", 1), ("float32", 0))],
+        "edge": [
+            {
+                "shape": [64, 300],
+                "dtype": "float32",
+                "reduction": 0,
+                "use_weight": False,
+                "use_pos_weight": False,
+                "scale": 60.0,
+            },
+            {
+                "shape": [300, 64],
+                "dtype": "float32",
+                "reduction": 1,
+                "use_weight": True,
+                "use_pos_weight": True,
+                "weight_shape": [64],
+                "pos_weight_shape": [64],
+                "layout": "transposed",
+            },
+            {"shape": [0, 4], "dtype": "float32", "reduction": 0, "use_weight": False, "use_pos_weight": False},
+            {
+                "shape": [7, 5, 3],
+                "dtype": "bfloat16",
+                "reduction": 1,
+                "use_weight": False,
+                "use_pos_weight": True,
+                "pos_weight_shape": [3],
+            },
+        ],
+        "perf": [
+            {"shape": list(s), "dtype": d, "reduction": r, "use_weight": False, "use_pos_weight": False}
+            for s in PERF_LOSS
+            for d, r in (("bfloat16", 1), ("float32", 0))
+        ],
     },
     make_inputs=_bce_inputs,
     reduce_dim=lambda case: 1,
@@ -97,13 +141,13 @@ BCE_WITH_LOGITS = OperatorSpec(
     mutates=("out",),
     mc=True,
     fidelity="Reference: torch's binary_cross_entropy_with_logits in float64, rounded once to the dtype (torch's "
-             "own float16 evaluation is outside the float16 tolerance of the float64 value in 34 of the 216 full "
-             "cases, so a kernel computing in fp32 would fail against it). Full tier = upstream's _tensor "
-             "and _out test functions (3 shapes x 3 dtypes x 3 reductions x weight yes/no x pos_weight yes/no) = "
-             "216 cases, "
-             "R = 1 as upstream.",
+    "own float16 evaluation is outside the float16 tolerance of the float64 value in 34 of the 216 full "
+    "cases, so a kernel computing in fp32 would fail against it). Full tier = upstream's _tensor "
+    "and _out test functions (3 shapes x 3 dtypes x 3 reductions x weight yes/no x pos_weight yes/no) = "
+    "216 cases, "
+    "R = 1 as upstream.",
     notes="Use the stable form (1 - y) * x + (1 + (pw - 1) * y) * (log1p(exp(-|x|)) + max(-x, 0)), computed in "
-          "float32. Mean divides by the number of elements. " + REDUCTION_NOTE,
+    "float32. Mean divides by the number of elements. " + REDUCTION_NOTE,
 )
 
 # ---------------------------------------------------------------- huber_loss
@@ -113,8 +157,9 @@ def _pair_inputs(case: dict[str, Any], rng: Rng) -> Inputs:
     shape, dtype = case["shape"], case["dtype"]
     x = randn(rng, shape, dtype, case.get("layout", "contiguous"), scale=case.get("scale", 1.0))
     target = randn(rng, shape, dtype, scale=case.get("scale", 1.0))
-    return _with_out({"self": x, "target": target, "reduction": case["reduction"], "delta": case.get("delta", 1.0)},
-                     case, shape)
+    return _with_out(
+        {"self": x, "target": target, "reduction": case["reduction"], "delta": case.get("delta", 1.0)}, case, shape
+    )
 
 
 def _huber_invoke(impl: Any, inputs: Inputs) -> Any:
@@ -125,7 +170,7 @@ HUBER_LOSS = OperatorSpec(
     id="aten::huber_loss",
     category="loss",
     description="Element-wise d = |x - y|; loss = 0.5 * d^2 if d < delta else delta * (d - 0.5 * delta); then "
-                "reduced. " + REDUCTION_NOTE,
+    "reduced. " + REDUCTION_NOTE,
     signature=schema_text("huber_loss", ["default", "out"]),
     entrypoints=("huber_loss", "huber_loss_out"),
     invoke=_huber_invoke,
@@ -136,16 +181,22 @@ HUBER_LOSS = OperatorSpec(
             {"shape": [5, 17], "dtype": "float16", "reduction": 1, "delta": 1.0, "overload": "out"},
             {"shape": [4, 9], "dtype": "bfloat16", "reduction": 2, "delta": 2.0},
         ],
-        "full": [dict(c, overload=o) for o in ("default", "out")
-                 for c in product(shape=LOSS_SHAPES, dtype=LOSS_DTYPES, reduction=[0, 1, 2], delta=[0.5, 1.0, 2.0])],
+        "full": [
+            dict(c, overload=o)
+            for o in ("default", "out")
+            for c in product(shape=LOSS_SHAPES, dtype=LOSS_DTYPES, reduction=[0, 1, 2], delta=[0.5, 1.0, 2.0])
+        ],
         "edge": [
             {"shape": [300, 64], "dtype": "float32", "reduction": 0, "delta": 1.0, "layout": "transposed"},
             {"shape": [64, 300], "dtype": "float16", "reduction": 1, "delta": 0.01, "scale": 100.0},
             {"shape": [], "dtype": "float32", "reduction": 0, "delta": 1.0},
             {"shape": [0, 4], "dtype": "float32", "reduction": 2, "delta": 1.0},
         ],
-        "perf": [{"shape": list(s), "dtype": d, "reduction": r, "delta": 1.0}
-                 for s in PERF_LOSS for d, r in (("bfloat16", 1), ("float32", 0))],
+        "perf": [
+            {"shape": list(s), "dtype": d, "reduction": r, "delta": 1.0}
+            for s in PERF_LOSS
+            for d, r in (("bfloat16", 1), ("float32", 0))
+        ],
     },
     make_inputs=_pair_inputs,
     reduce_dim=lambda case: 1,
@@ -153,9 +204,9 @@ HUBER_LOSS = OperatorSpec(
     mutates=("out",),
     mc=True,
     fidelity="Reference: torch's huber_loss in float64, rounded once to the dtype (as the other losses; torch's "
-             "native evaluation agrees with it in all 162 full cases). Full tier = upstream's "
-             "test_huber_loss_tensor and _out (3 shapes x 3 dtypes x 3 reductions x delta {0.5, 1, 2}) = 162 "
-             "cases, R = 1 as upstream.",
+    "native evaluation agrees with it in all 162 full cases). Full tier = upstream's "
+    "test_huber_loss_tensor and _out (3 shapes x 3 dtypes x 3 reductions x delta {0.5, 1, 2}) = 162 "
+    "cases, R = 1 as upstream.",
     notes="The sum of an empty input is 0; its mean is NaN (0/0), as torch. " + REDUCTION_NOTE,
 )
 
@@ -171,15 +222,16 @@ def _margin_inputs(case: dict[str, Any], rng: Rng) -> Inputs:
 
 
 def _margin_invoke(impl: Any, inputs: Inputs) -> Any:
-    return aten_overload("margin_ranking_loss")(inputs["input1"], inputs["input2"], inputs["target"],
-                                                inputs["margin"], inputs["reduction"])
+    return aten_overload("margin_ranking_loss")(
+        inputs["input1"], inputs["input2"], inputs["target"], inputs["margin"], inputs["reduction"]
+    )
 
 
 MARGIN_RANKING_LOSS = OperatorSpec(
     id="aten::margin_ranking_loss",
     category="loss",
     description="loss = max(0, -target * (input1 - input2) + margin), element-wise (inputs broadcast), then reduced; "
-                "target holds +1/-1. " + REDUCTION_NOTE,
+    "target holds +1/-1. " + REDUCTION_NOTE,
     signature=schema_text("margin_ranking_loss", ["default"]),
     entrypoints=("margin_ranking_loss",),
     invoke=_margin_invoke,
@@ -190,25 +242,29 @@ MARGIN_RANKING_LOSS = OperatorSpec(
             {"shape": [5, 17], "dtype": "float16", "margin": 0.0, "reduction": 1},
             {"shape": [4, 9], "dtype": "bfloat16", "margin": 1.0, "reduction": 2},
         ],
-        "full": product(shape=[(2, 3), (128, 256), (1024, 256)], dtype=LOSS_DTYPES, margin=[0.0, 0.5, 1.0],
-                        reduction=[0, 1, 2]),
+        "full": product(
+            shape=[(2, 3), (128, 256), (1024, 256)], dtype=LOSS_DTYPES, margin=[0.0, 0.5, 1.0], reduction=[0, 1, 2]
+        ),
         "edge": [
             {"shape": [300, 64], "dtype": "float32", "margin": 0.5, "reduction": 0, "layout": "transposed"},
             {"shape": [64, 300], "dtype": "float16", "margin": 0.2, "reduction": 1, "target_shape": [300]},
             {"shape": [0, 3], "dtype": "float32", "margin": 0.5, "reduction": 2},
         ],
-        "perf": [{"shape": list(s), "dtype": d, "margin": 0.5, "reduction": r}
-                 for s in PERF_LOSS for d, r in (("bfloat16", 1), ("float32", 0))],
+        "perf": [
+            {"shape": list(s), "dtype": d, "margin": 0.5, "reduction": r}
+            for s in PERF_LOSS
+            for d, r in (("bfloat16", 1), ("float32", 0))
+        ],
     },
     make_inputs=_margin_inputs,
     reduce_dim=lambda case: 1,
     cost=io_cost(_margin_invoke, per_element(4.0, "input1"), main="input1"),
     mc=True,
     fidelity="Reference: torch's margin_ranking_loss in float64, rounded once to the dtype (torch's float16 "
-             "evaluation cancels badly near the margin: 9 of 81 full cases fall outside tolerance of the float64 "
-             "value). Full tier = upstream's test_margin_ranking_loss_tensor "
-             "(shapes (2, 3), (128, 256), (1024, 256) x 3 dtypes x margin {0, 0.5, 1} x 3 reductions) = 81 cases, "
-             "R = 1.",
+    "evaluation cancels badly near the margin: 9 of 81 full cases fall outside tolerance of the float64 "
+    "value). Full tier = upstream's test_margin_ranking_loss_tensor "
+    "(shapes (2, 3), (128, 256), (1024, 256) x 3 dtypes x margin {0, 0.5, 1} x 3 reductions) = 81 cases, "
+    "R = 1.",
     notes="target may broadcast against the inputs. " + REDUCTION_NOTE,
 )
 
@@ -229,8 +285,7 @@ def _soft_margin_invoke(impl: Any, inputs: Inputs) -> Any:
 SOFT_MARGIN_LOSS = OperatorSpec(
     id="aten::soft_margin_loss",
     category="loss",
-    description="loss = log(1 + exp(-target * x)) element-wise (target holds +1/-1), then reduced. "
-                + REDUCTION_NOTE,
+    description="loss = log(1 + exp(-target * x)) element-wise (target holds +1/-1), then reduced. " + REDUCTION_NOTE,
     signature=schema_text("soft_margin_loss", ["default", "out"]),
     entrypoints=("soft_margin_loss", "soft_margin_loss_out"),
     invoke=_soft_margin_invoke,
@@ -241,15 +296,21 @@ SOFT_MARGIN_LOSS = OperatorSpec(
             {"shape": [5, 17], "dtype": "float16", "reduction": 1, "overload": "out"},
             {"shape": [4, 9], "dtype": "bfloat16", "reduction": 2},
         ],
-        "full": [dict(c, overload=o) for o in ("default", "out")
-                 for c in product(shape=LOSS_SHAPES, dtype=LOSS_DTYPES, reduction=[0, 1, 2])],
+        "full": [
+            dict(c, overload=o)
+            for o in ("default", "out")
+            for c in product(shape=LOSS_SHAPES, dtype=LOSS_DTYPES, reduction=[0, 1, 2])
+        ],
         "edge": [
             {"shape": [300, 64], "dtype": "float32", "reduction": 0, "layout": "transposed"},
             {"shape": [64, 300], "dtype": "float32", "reduction": 0, "scale": 50.0},
             {"shape": [0, 3], "dtype": "float32", "reduction": 1},
         ],
-        "perf": [{"shape": list(s), "dtype": d, "reduction": r}
-                 for s in PERF_LOSS for d, r in (("bfloat16", 1), ("float32", 0))],
+        "perf": [
+            {"shape": list(s), "dtype": d, "reduction": r}
+            for s in PERF_LOSS
+            for d, r in (("bfloat16", 1), ("float32", 0))
+        ],
     },
     make_inputs=_soft_margin_inputs,
     reduce_dim=lambda case: 1,
@@ -257,9 +318,9 @@ SOFT_MARGIN_LOSS = OperatorSpec(
     mutates=("out",),
     mc=True,
     fidelity="Reference: torch's soft_margin_loss in float64, rounded once to the dtype (torch's float32 "
-             "kernel computes log(1 + exp(-y*x)) naively and returns inf for y*x below about -88, measured in the "
-             "edge case with |x| up to ~200). Full tier = upstream's test_soft_margin_loss_tensor and _out "
-             "(3 shapes x 3 dtypes x 3 reductions) = 54 cases, R = 1.",
+    "kernel computes log(1 + exp(-y*x)) naively and returns inf for y*x below about -88, measured in the "
+    "edge case with |x| up to ~200). Full tier = upstream's test_soft_margin_loss_tensor and _out "
+    "(3 shapes x 3 dtypes x 3 reductions) = 54 cases, R = 1.",
     notes="Compute log1p(exp(-y*x)) stably in float32 (large |x| occurs). " + REDUCTION_NOTE,
 )
 

@@ -23,8 +23,14 @@ from operators.catalog.common import MNK_SHAPES, product, tensor_bytes
 from operators.spec import Cost, Inputs, OperatorSpec, Rng
 
 # (tokens, out_features, in_features): decode, small and large prefill over Llama-3-8B/70B-like projections
-PERF_MNK = [(1, 4096, 4096), (128, 14336, 4096), (4096, 4096, 4096), (4096, 14336, 4096), (16384, 4096, 14336),
-            (1024, 4096, 14336)]
+PERF_MNK = [
+    (1, 4096, 4096),
+    (128, 14336, 4096),
+    (4096, 4096, 4096),
+    (4096, 14336, 4096),
+    (16384, 4096, 14336),
+    (1024, 4096, 14336),
+]
 
 
 def _matrix(rng: Rng, shape: list[int], dtype: str, layout: str) -> torch.Tensor:
@@ -35,16 +41,21 @@ def _gemm_cost(invoke: Any, k_of: Any, mn_batch: Any):
     def cost(case: dict[str, Any], inputs: Inputs) -> Cost:
         tensors = {k: v for k, v in inputs.items() if isinstance(v, torch.Tensor)}
         first = next(iter(tensors.values()))
-        return Cost(flops=2.0 * k_of(case) * mn_batch(case, inputs), bytes=tensor_bytes(tensors)
-                    + output_bytes(invoke, inputs), dtype=dtype_name(first.dtype))
+        return Cost(
+            flops=2.0 * k_of(case) * mn_batch(case, inputs),
+            bytes=tensor_bytes(tensors) + output_bytes(invoke, inputs),
+            dtype=dtype_name(first.dtype),
+        )
 
     return cost
 
 
 def _out_elements(invoke: Any):
     def count(case: dict[str, Any], inputs: Inputs) -> int:
-        return output_bytes(invoke, inputs) // next(v for v in inputs.values()
-                                                    if isinstance(v, torch.Tensor)).element_size()
+        return (
+            output_bytes(invoke, inputs)
+            // next(v for v in inputs.values() if isinstance(v, torch.Tensor)).element_size()
+        )
 
     return count
 
@@ -76,8 +87,12 @@ MM = OperatorSpec(
             {"mnk": [16, 24, 40], "dtype": "float16", "b_column_major": True},
             {"mnk": [3, 18, 64], "dtype": "bfloat16", "b_column_major": False},
         ],
-        "full": [{"mnk": list(s), "dtype": d, "b_column_major": cm}
-                 for s in MNK_SHAPES for d in FLOAT_DTYPES for cm in (True, False)],
+        "full": [
+            {"mnk": list(s), "dtype": d, "b_column_major": cm}
+            for s in MNK_SHAPES
+            for d in FLOAT_DTYPES
+            for cm in (True, False)
+        ],
         "edge": [
             {"mnk": [33, 17, 129], "dtype": "float32", "a_column_major": True, "b_column_major": True},
             {"mnk": [1, 1, 1], "dtype": "float16", "b_column_major": False},
@@ -86,20 +101,22 @@ MM = OperatorSpec(
             {"mnk": [64, 64, 1], "dtype": "float32", "b_column_major": True},
         ],
         "perf": [{"mnk": list(s), "dtype": "bfloat16", "b_column_major": True} for s in PERF_MNK]
-        + [{"mnk": [4096, 4096, 4096], "dtype": "float16", "b_column_major": False},
-           {"mnk": [4096, 4096, 4096], "dtype": "float32", "b_column_major": False}],
+        + [
+            {"mnk": [4096, 4096, 4096], "dtype": "float16", "b_column_major": False},
+            {"mnk": [4096, 4096, 4096], "dtype": "float32", "b_column_major": False},
+        ],
     },
     make_inputs=_mm_inputs,
     reduce_dim=lambda case: case["mnk"][2],
     cost=_gemm_cost(_mm_invoke, lambda case: case["mnk"][2], lambda case, inputs: case["mnk"][0] * case["mnk"][1]),
     mc=True,
     fidelity="Reference is torch's mm on the same device and dtype (TF32 off). Full tier = upstream's "
-             "test_accuracy_mm: MNK_SHAPES x 3 dtypes x b_column_major = 18 cases, atol = 1e-4 x K. The converted "
-             "upstream test never defines mat1; we use FlagGems' original (A = randn(M, K); B column-major as "
-             "randn(N, K).t()). Checked on CPU against a float64 matmul cast back to the dtype.",
+    "test_accuracy_mm: MNK_SHAPES x 3 dtypes x b_column_major = 18 cases, atol = 1e-4 x K. The converted "
+    "upstream test never defines mat1; we use FlagGems' original (A = randn(M, K); B column-major as "
+    "randn(N, K).t()). Checked on CPU against a float64 matmul cast back to the dtype.",
     notes="Accumulate in float32 (tl.dot with allow_tf32=False / input_precision='ieee' for float32 inputs). "
-          "A and B may be column-major (transposed views): use their strides. M, N, K need not be multiples of "
-          "the block sizes; K can be 1 and M can be 0.",
+    "A and B may be column-major (transposed views): use their strides. M, N, K need not be multiples of "
+    "the block sizes; K can be 1 and M can be 0.",
 )
 
 # ---------------------------------------------------------------- bmm
@@ -132,8 +149,7 @@ BMM = OperatorSpec(
         ],
         "full": [{"mnk": list(s), "dtype": d} for s in MNK_SHAPES for d in FLOAT_DTYPES],
         "edge": [
-            {"mnk": [33, 17, 129], "dtype": "float32", "batch": 3, "a_layout": "transposed",
-             "b_layout": "transposed"},
+            {"mnk": [33, 17, 129], "dtype": "float32", "batch": 3, "a_layout": "transposed", "b_layout": "transposed"},
             {"mnk": [31, 47, 65], "dtype": "float16", "batch": 5, "a_layout": "permuted"},
             {"mnk": [8, 8, 8], "dtype": "float32", "batch": 0},
             {"mnk": [1, 1, 1], "dtype": "bfloat16", "batch": 7},
@@ -148,15 +164,18 @@ BMM = OperatorSpec(
     },
     make_inputs=_bmm_inputs,
     reduce_dim=lambda case: case["mnk"][2],
-    cost=_gemm_cost(_bmm_invoke, lambda case: case["mnk"][2],
-                    lambda case, inputs: case.get("batch", 4) * case["mnk"][0] * case["mnk"][1]),
+    cost=_gemm_cost(
+        _bmm_invoke,
+        lambda case: case["mnk"][2],
+        lambda case, inputs: case.get("batch", 4) * case["mnk"][0] * case["mnk"][1],
+    ),
     mc=True,
     fidelity="Reference is torch's bmm. Upstream's converted test_accuracy_bmm body is a copy of the cat test "
-             "(it never calls bmm); we use its parameters (MNK_SHAPES x 3 dtypes = 9 cases) with FlagGems' "
-             "original inputs (batch 4, A = randn(4, M, K), B = randn(4, K, N)), atol = 1e-4 x K. Checked on CPU "
-             "against a float64 bmm cast back to the dtype.",
+    "(it never calls bmm); we use its parameters (MNK_SHAPES x 3 dtypes = 9 cases) with FlagGems' "
+    "original inputs (batch 4, A = randn(4, M, K), B = randn(4, K, N)), atol = 1e-4 x K. Checked on CPU "
+    "against a float64 bmm cast back to the dtype.",
     notes="Accumulate in float32 (allow_tf32=False / input_precision='ieee' for float32). Honour all three "
-          "strides of each input (transposed and permuted batches occur). The batch may be 0.",
+    "strides of each input (transposed and permuted batches occur). The batch may be 0.",
 )
 
 # ---------------------------------------------------------------- linear
@@ -189,7 +208,7 @@ LINEAR = OperatorSpec(
     id="aten::linear",
     category="matmul",
     description="y = x @ W^T + b for input x[..., K] (any number of leading dims, or 1-D), weight W[N, K] and "
-                "optional bias b[N]; output [..., N] in the input dtype.",
+    "optional bias b[N]; output [..., N] in the input dtype.",
     signature=schema_text("linear", ["default"]),
     entrypoints=("linear",),
     invoke=_linear_invoke,
@@ -208,24 +227,26 @@ LINEAR = OperatorSpec(
             {"mnk": [5, 1, 1], "dtype": "bfloat16", "bias": True},
         ],
         "perf": [{"mnk": list(s), "dtype": "bfloat16", "bias": False} for s in PERF_MNK]
-        + [{"mnk": [2048, 4096, 4096], "dtype": "bfloat16", "bias": True, "lead": [4]},
-           {"mnk": [4096, 4096, 4096], "dtype": "float16", "bias": True},
-           {"mnk": [4096, 4096, 4096], "dtype": "float32", "bias": False}],
+        + [
+            {"mnk": [2048, 4096, 4096], "dtype": "bfloat16", "bias": True, "lead": [4]},
+            {"mnk": [4096, 4096, 4096], "dtype": "float16", "bias": True},
+            {"mnk": [4096, 4096, 4096], "dtype": "float32", "bias": False},
+        ],
     },
     make_inputs=_linear_inputs,
     reduce_dim=lambda case: case["mnk"][2],
     cost=_gemm_cost(_linear_invoke, lambda case: case["mnk"][2], _linear_rows),
     mc=True,
     fidelity="Reference is torch's linear. Upstream's 5184 linear cases are baddbmm tests whose accuracy check "
-             "never calls the candidate's linear (upstream_kgb.md §2.1), so we define our own full tier: "
-             "MNK_SHAPES x 3 dtypes x bias {yes, no} x input 2-D or batched [4, M, K] = 36 real linear calls, "
-             "atol = 1e-4 x K. aten::linear is CompositeImplicitAutograd; a kernel registered for the backend key "
-             "(the harness also registers the Autograd key) takes precedence over the decomposition, and "
-             "tests/operators/test_aten_reductions_matmul.py checks every case reaches the registered kernel. "
-             "Checked on CPU against float64 x @ W.T + b cast back to the dtype.",
+    "never calls the candidate's linear (upstream_kgb.md §2.1), so we define our own full tier: "
+    "MNK_SHAPES x 3 dtypes x bias {yes, no} x input 2-D or batched [4, M, K] = 36 real linear calls, "
+    "atol = 1e-4 x K. aten::linear is CompositeImplicitAutograd; a kernel registered for the backend key "
+    "(the harness also registers the Autograd key) takes precedence over the decomposition, and "
+    "tests/operators/test_aten_reductions_matmul.py checks every case reaches the registered kernel. "
+    "Checked on CPU against float64 x @ W.T + b cast back to the dtype.",
     notes="weight is [out_features, in_features] (use it transposed; do not copy it). bias may be None. The input "
-          "may be 1-D, 2-D or have several leading dims (flatten them into rows; the input may be "
-          "non-contiguous). Accumulate in float32, add the bias in float32, then cast.",
+    "may be 1-D, 2-D or have several leading dims (flatten them into rows; the input may be "
+    "non-contiguous). Accumulate in float32, add the bias in float32, then cast.",
 )
 
 # ---------------------------------------------------------------- matmul
@@ -262,8 +283,8 @@ MATMUL = OperatorSpec(
     id="aten::matmul",
     category="matmul",
     description="torch.matmul semantics: 1-D x 1-D is a dot product, 2-D x 2-D a matrix product, 1-D operands "
-                "are promoted to a row/column and the added dim removed, and for N-D operands the batch dims "
-                "(all but the last two) broadcast.",
+    "are promoted to a row/column and the added dim removed, and for N-D operands the batch dims "
+    "(all but the last two) broadcast.",
     signature=schema_text("matmul", ["default"]),
     entrypoints=("matmul",),
     invoke=_matmul_invoke,
@@ -276,8 +297,13 @@ MATMUL = OperatorSpec(
         "full": product(kind=["mm", "bmm", "batch_x_matrix", "broadcast_4d"], mnk=MNK_SHAPES, dtype=FLOAT_DTYPES)
         + product(kind=["mv", "vm", "dot"], mnk=[(15, 160, 1024)], dtype=FLOAT_DTYPES),
         "edge": [
-            {"kind": "mm", "mnk": [33, 17, 129], "dtype": "float32", "a_layout": "transposed",
-             "b_layout": "transposed"},
+            {
+                "kind": "mm",
+                "mnk": [33, 17, 129],
+                "dtype": "float32",
+                "a_layout": "transposed",
+                "b_layout": "transposed",
+            },
             {"kind": "bmm", "mnk": [31, 47, 65], "dtype": "float16", "a_layout": "permuted"},
             {"kind": "dot", "mnk": [1, 1, 1], "dtype": "float32"},
             {"kind": "batch_x_matrix", "mnk": [0, 8, 16], "dtype": "float32"},
@@ -285,24 +311,26 @@ MATMUL = OperatorSpec(
         ],
         "perf": [{"kind": "mm", "mnk": list(s), "dtype": "bfloat16"} for s in PERF_MNK]
         + [{"kind": "batch_x_matrix", "mnk": [1024, 14336, 4096], "dtype": "bfloat16"}]
-        + [{"kind": "mv", "mnk": [14336, 1, 4096], "dtype": "bfloat16"},
-           {"kind": "bmm", "mnk": [512, 512, 128], "dtype": "bfloat16"},
-           {"kind": "mm", "mnk": [4096, 4096, 4096], "dtype": "float32"}],
+        + [
+            {"kind": "mv", "mnk": [14336, 1, 4096], "dtype": "bfloat16"},
+            {"kind": "bmm", "mnk": [512, 512, 128], "dtype": "bfloat16"},
+            {"kind": "mm", "mnk": [4096, 4096, 4096], "dtype": "float32"},
+        ],
     },
     make_inputs=_matmul_inputs,
     reduce_dim=lambda case: case["mnk"][2],
     cost=_gemm_cost(_matmul_invoke, lambda case: case["mnk"][2], _matmul_outputs),
     mc=True,
     fidelity="Reference is torch's matmul. Upstream's 5184 matmul cases are baddbmm tests that never call the "
-             "candidate's matmul (upstream_kgb.md §2.1); our full tier is 45 real matmul calls: MNK_SHAPES x 3 "
-             "dtypes x {2-D @ 2-D, 3-D @ 3-D, 3-D @ 2-D, broadcast 4-D [2,1,M,K] @ [1,3,K,N]} plus matrix-vector, "
-             "vector-matrix and dot at K = 1024, atol = 1e-4 x K. aten::matmul is CompositeImplicitAutograd; "
-             "tests/operators/test_aten_reductions_matmul.py checks every case reaches a registered kernel instead "
-             "of the decomposition. Checked on CPU against float64 torch.matmul cast "
-             "back to the dtype.",
+    "candidate's matmul (upstream_kgb.md §2.1); our full tier is 45 real matmul calls: MNK_SHAPES x 3 "
+    "dtypes x {2-D @ 2-D, 3-D @ 3-D, 3-D @ 2-D, broadcast 4-D [2,1,M,K] @ [1,3,K,N]} plus matrix-vector, "
+    "vector-matrix and dot at K = 1024, atol = 1e-4 x K. aten::matmul is CompositeImplicitAutograd; "
+    "tests/operators/test_aten_reductions_matmul.py checks every case reaches a registered kernel instead "
+    "of the decomposition. Checked on CPU against float64 torch.matmul cast "
+    "back to the dtype.",
     notes="Follow torch.matmul's rules for 1-D operands and broadcast batch dims; the result of 1-D @ 1-D is "
-          "0-d. Accumulate in float32 (allow_tf32=False / input_precision='ieee' for float32). Inputs may be "
-          "non-contiguous.",
+    "0-d. Accumulate in float32 (allow_tf32=False / input_precision='ieee' for float32). Inputs may be "
+    "non-contiguous.",
 )
 
 SPECS = [MM, BMM, LINEAR, MATMUL]

@@ -34,8 +34,9 @@ RANDOM_DTYPES = ["float32", "float16", "bfloat16"]  # upstream's order for these
 SMOKE_SHAPES = [[64, 64], [33, 130]]  # big enough for the variance test, small for the interpreter
 
 
-def moment_check(sample: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, mu4: torch.Tensor,
-                 *, what: str = "output") -> Comparison:
+def moment_check(
+    sample: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, mu4: torch.Tensor, *, what: str = "output"
+) -> Comparison:
     """Statistical check of one sample against per-element moments (see the module docstring)."""
     x = sample.detach().to("cpu", torch.float64).reshape(-1)
     mu = mean.to("cpu", torch.float64).expand(sample.shape).reshape(-1)
@@ -55,17 +56,23 @@ def moment_check(sample: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, mu
         return Comparison(True)
     z_mean = mean_err / math.sqrt(total_var)
     if abs(z_mean) > K_SIGMA:
-        return Comparison(False, reason=f"{what}: sample mean is {z_mean:+.1f} sigma off the expected mean "
-                                        f"({mean_err / n:+.4g} per element over {n} samples)")
+        return Comparison(
+            False,
+            reason=f"{what}: sample mean is {z_mean:+.1f} sigma off the expected mean "
+            f"({mean_err / n:+.4g} per element over {n} samples)",
+        )
     if n < MIN_STAT_N:
         return Comparison(True, reason=f"{what}: n={n} too small for variance/independence tests")
     sq = (x - mu) ** 2
-    z_var = float((sq - s2).sum()) / math.sqrt(max(float((m4 - s2 ** 2).sum()), 1e-300))
+    z_var = float((sq - s2).sum()) / math.sqrt(max(float((m4 - s2**2).sum()), 1e-300))
     if abs(z_var) > K_SIGMA:
-        return Comparison(False, reason=f"{what}: sample variance is {z_var:+.1f} sigma off the expected variance "
-                                        f"({float(sq.mean()):.4g} vs {float(s2.mean()):.4g})")
+        return Comparison(
+            False,
+            reason=f"{what}: sample variance is {z_var:+.1f} sigma off the expected variance "
+            f"({float(sq.mean()):.4g} vs {float(s2.mean()):.4g})",
+        )
     live = ~fixed
-    z = ((x - mu) / s2.clamp_min(1e-300).sqrt())
+    z = (x - mu) / s2.clamp_min(1e-300).sqrt()
     row = sample.shape[-1] if sample.dim() else 1
     for lag in sorted({1, row}):
         if lag >= n:
@@ -76,8 +83,9 @@ def moment_check(sample: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, mu
             continue
         corr = float((z[:-lag][pair_live] * z[lag:][pair_live]).mean())
         if abs(corr) * math.sqrt(m) > K_SIGMA:
-            return Comparison(False, reason=f"{what}: neighbouring samples (lag {lag}) are correlated "
-                                            f"(r = {corr:.3f} over {m} pairs)")
+            return Comparison(
+                False, reason=f"{what}: neighbouring samples (lag {lag}) are correlated (r = {corr:.3f} over {m} pairs)"
+            )
     return Comparison(True)
 
 
@@ -85,8 +93,9 @@ def _shape_dtype(out: Any, ref: torch.Tensor, what: str = "output") -> Compariso
     if not isinstance(out, torch.Tensor):
         return Comparison(False, reason=f"{what}: expected a tensor, got {type(out).__name__}")
     if out.dtype != ref.dtype or tuple(out.shape) != tuple(ref.shape):
-        return Comparison(False, reason=f"{what}: got {out.dtype} {tuple(out.shape)}, expected {ref.dtype} "
-                                        f"{tuple(ref.shape)}")
+        return Comparison(
+            False, reason=f"{what}: got {out.dtype} {tuple(out.shape)}, expected {ref.dtype} {tuple(ref.shape)}"
+        )
     return None
 
 
@@ -153,12 +162,18 @@ BERNOULLI = OperatorSpec(
     id="aten::bernoulli",
     category="random",
     description="Draw independent 0/1 samples: P(out_i = 1) = p_i, with p_i = self_i (`bernoulli`, `bernoulli.out`: "
-                "self holds probabilities), the float p (`bernoulli.p`, `bernoulli.float_out`; default 0.5) or the "
-                "tensor p (`bernoulli.Tensor`, `bernoulli.Tensor_out`; self then only gives shape and dtype). The "
-                "output has self's dtype.",
+    "self holds probabilities), the float p (`bernoulli.p`, `bernoulli.float_out`; default 0.5) or the "
+    "tensor p (`bernoulli.Tensor`, `bernoulli.Tensor_out`; self then only gives shape and dtype). The "
+    "output has self's dtype.",
     signature=schema_text("bernoulli", _BERNOULLI_OVERLOADS),
-    entrypoints=("bernoulli", "bernoulli_out", "bernoulli_p", "bernoulli_Tensor", "bernoulli_Tensor_out",
-                 "bernoulli_float_out"),
+    entrypoints=(
+        "bernoulli",
+        "bernoulli_out",
+        "bernoulli_p",
+        "bernoulli_Tensor",
+        "bernoulli_Tensor_out",
+        "bernoulli_float_out",
+    ),
     invoke=_bernoulli_invoke,
     cases={
         "smoke": [
@@ -179,9 +194,11 @@ BERNOULLI = OperatorSpec(
             {"shape": [1, 100003], "dtype": "float32", "overload": "float_out", "p": 0.5},
             {"shape": [0, 4], "dtype": "float32", "overload": "p", "p": 0.5},
         ],
-        "perf": [{"shape": [16384, 4096], "dtype": "bfloat16", "overload": "p", "p": 0.1},
-                 {"shape": [16384, 4096], "dtype": "float32", "overload": "default"},
-                 {"shape": [4096, 14336], "dtype": "float16", "overload": "Tensor"}],
+        "perf": [
+            {"shape": [16384, 4096], "dtype": "bfloat16", "overload": "p", "p": 0.1},
+            {"shape": [16384, 4096], "dtype": "float32", "overload": "default"},
+            {"shape": [4096, 14336], "dtype": "float16", "overload": "Tensor"},
+        ],
     },
     make_inputs=_bernoulli_inputs,
     compare=_bernoulli_compare,
@@ -190,14 +207,14 @@ BERNOULLI = OperatorSpec(
     mutates=("out",),
     mc=True,
     fidelity="Statistical check (module docstring): values in {0, 1}, then mean/variance of the sample against "
-             "sum p_i and sum p_i(1 - p_i) within 6 sigma, and no lag-1/row correlation. Full tier = upstream's six "
-             "bernoulli test functions (self, out, p scalar x {0.1, 0.5, 0.9}, Tensor p, Tensor_out, float_out x "
-             "{default, 0.3, 0.8}) over 3 shapes x 3 dtypes = 90 cases; upstream compared values under equal "
-             "seeds, which no independent sampler can pass. torch's own sampler passes every case (checked on "
-             "CPU with 20 seeds); zeros, ones, round(p) and copies of p fail.",
+    "sum p_i and sum p_i(1 - p_i) within 6 sigma, and no lag-1/row correlation. Full tier = upstream's six "
+    "bernoulli test functions (self, out, p scalar x {0.1, 0.5, 0.9}, Tensor p, Tensor_out, float_out x "
+    "{default, 0.3, 0.8}) over 3 shapes x 3 dtypes = 90 cases; upstream compared values under equal "
+    "seeds, which no independent sampler can pass. torch's own sampler passes every case (checked on "
+    "CPU with 20 seeds); zeros, ones, round(p) and copies of p fail.",
     notes="Any correct pseudo-random generator is accepted: the values need not match torch's stream (e.g. "
-          "tl.rand(seed, offsets) with a seed drawn on the host). Samples must be independent across elements. "
-          "Output dtype = self's dtype, values exactly 0 or 1.",
+    "tl.rand(seed, offsets) with a seed drawn on the host). Samples must be independent across elements. "
+    "Output dtype = self's dtype, values exactly 0 or 1.",
 )
 
 # ---------------------------------------------------------------- poisson
@@ -234,7 +251,7 @@ POISSON = OperatorSpec(
     id="aten::poisson",
     category="random",
     description="Draw out_i ~ Poisson(self_i) independently (self holds non-negative rates; rate 0 gives 0). The "
-                "output has self's dtype and holds whole numbers.",
+    "output has self's dtype and holds whole numbers.",
     signature=schema_text("poisson", ["default", "out"]),
     entrypoints=("poisson", "poisson_out"),
     invoke=_poisson_invoke,
@@ -249,8 +266,10 @@ POISSON = OperatorSpec(
             {"shape": [300, 200], "dtype": "float32", "overload": "default", "rates": [200.0, 1000.0]},
             {"shape": [0, 4], "dtype": "float32", "overload": "default"},
         ],
-        "perf": [{"shape": [4096, 4096], "dtype": "float32", "overload": "default"},
-                 {"shape": [16384, 4096], "dtype": "bfloat16", "overload": "default"}],
+        "perf": [
+            {"shape": [4096, 4096], "dtype": "float32", "overload": "default"},
+            {"shape": [16384, 4096], "dtype": "bfloat16", "overload": "default"},
+        ],
     },
     make_inputs=_poisson_inputs,
     compare=_poisson_compare,
@@ -259,12 +278,12 @@ POISSON = OperatorSpec(
     mutates=("out",),
     mc=True,
     fidelity="Statistical check (module docstring): non-negative integers, then sample mean and variance against "
-             "sum lambda_i (both) within 6 sigma, no lag correlation. Full tier = upstream's test_poisson_tensor "
-             "and _out over 3 shapes x 3 dtypes = 18 cases; upstream's use_gen axis (explicit generator or the "
-             "global one) only picks the random stream, which a statistical check cannot tell apart, so it is "
-             "dropped (upstream counts 36). torch's sampler passes (checked on CPU with 20 seeds).",
+    "sum lambda_i (both) within 6 sigma, no lag correlation. Full tier = upstream's test_poisson_tensor "
+    "and _out over 3 shapes x 3 dtypes = 18 cases; upstream's use_gen axis (explicit generator or the "
+    "global one) only picks the random stream, which a statistical check cannot tell apart, so it is "
+    "dropped (upstream counts 36). torch's sampler passes (checked on CPU with 20 seeds).",
     notes="Rates up to 10 in the full tier, up to 1000 in edge cases (use a method that stays fast and exact in "
-          "distribution for large rates, e.g. transformed rejection). Output dtype = input dtype.",
+    "distribution for large rates, e.g. transformed rejection). Output dtype = input dtype.",
 )
 
 # ---------------------------------------------------------------- exponential_
@@ -272,8 +291,10 @@ POISSON = OperatorSpec(
 
 def _exponential_inputs(case: dict[str, Any], rng: Rng) -> Inputs:
     # the previous contents must be overwritten: start from normal values, some negative
-    return {"self": randn(rng, case["shape"], case["dtype"], case.get("layout", "contiguous")),
-            "lambd": case.get("lambd", 1.0)}
+    return {
+        "self": randn(rng, case["shape"], case["dtype"], case.get("layout", "contiguous")),
+        "lambd": case.get("lambd", 1.0),
+    }
 
 
 def _exponential_invoke(impl: Any, inputs: Inputs) -> Any:
@@ -292,14 +313,14 @@ def _exponential_compare(out: Any, ref: Any, case: dict[str, Any], inputs: Input
         return Comparison(False, reason="output: values must be finite and non-negative")
     lam = float(inputs["lambd"])
     ones = torch.ones((), dtype=torch.float64)
-    return moment_check(x, ones / lam, ones / lam ** 2, 9 * ones / lam ** 4)
+    return moment_check(x, ones / lam, ones / lam**2, 9 * ones / lam**4)
 
 
 EXPONENTIAL_ = OperatorSpec(
     id="aten::exponential_",
     category="random",
     description="Fill self in place with independent samples from the exponential distribution with rate lambd "
-                "(density lambd * exp(-lambd * x), mean 1/lambd), and return self.",
+    "(density lambd * exp(-lambd * x), mean 1/lambd), and return self.",
     signature=schema_text("exponential_", ["default"]),
     entrypoints=("exponential_",),
     invoke=_exponential_invoke,
@@ -316,8 +337,10 @@ EXPONENTIAL_ = OperatorSpec(
             {"shape": [1], "dtype": "float32", "lambd": 1.0},
             {"shape": [0, 4], "dtype": "float32", "lambd": 1.0},
         ],
-        "perf": [{"shape": [16384, 4096], "dtype": "float32", "lambd": 1.0},
-                 {"shape": [16384, 4096], "dtype": "bfloat16", "lambd": 1.0}],
+        "perf": [
+            {"shape": [16384, 4096], "dtype": "float32", "lambd": 1.0},
+            {"shape": [16384, 4096], "dtype": "bfloat16", "lambd": 1.0},
+        ],
     },
     make_inputs=_exponential_inputs,
     compare=_exponential_compare,
@@ -326,11 +349,11 @@ EXPONENTIAL_ = OperatorSpec(
     mutates=("self",),
     mc=True,
     fidelity="Statistical check (module docstring): finite, non-negative, mean 1/lambd and variance 1/lambd^2 "
-             "within 6 sigma, no lag correlation. Upstream's public release lost this operator's test; its "
-             "restored manifest counts 3 cases, which we take as FlagGems' exponential_ test: shape (20, 320, 15) "
-             "x 3 dtypes, lambd 1. torch's sampler passes (checked on CPU with 20 seeds).",
+    "within 6 sigma, no lag correlation. Upstream's public release lost this operator's test; its "
+    "restored manifest counts 3 cases, which we take as FlagGems' exponential_ test: shape (20, 320, 15) "
+    "x 3 dtypes, lambd 1. torch's sampler passes (checked on CPU with 20 seeds).",
     notes="In place: write every element of self (which may be non-contiguous) and return self. Sample as "
-          "-log(u) / lambd with u uniform in (0, 1]; compute in float32 and cast.",
+    "-log(u) / lambd with u uniform in (0, 1]; compute in float32 and cast.",
 )
 
 # ---------------------------------------------------------------- rrelu_with_noise
@@ -341,8 +364,14 @@ def _rrelu_inputs(case: dict[str, Any], rng: Rng) -> Inputs:
     x = randn(rng, case["shape"], case["dtype"], case.get("layout", "contiguous"))
     # noise is written in training mode; start it at -1 (a value no correct kernel leaves behind)
     noise = torch.full(x.shape, -1.0, dtype=x.dtype, device=x.device)
-    inputs: Inputs = {"self": x, "noise": noise, "lower": lower, "upper": upper, "training": case["training"],
-                      "overload": case.get("overload", "default")}
+    inputs: Inputs = {
+        "self": x,
+        "noise": noise,
+        "lower": lower,
+        "upper": upper,
+        "training": case["training"],
+        "overload": case.get("overload", "default"),
+    }
     if inputs["overload"] == "out":
         inputs["out"] = empty(case["shape"], case["dtype"], x.device)
     return inputs
@@ -396,8 +425,13 @@ def _rrelu_compare(out: Any, ref: Any, case: dict[str, Any], inputs: Inputs) -> 
         return consistent
     width = upper - lower
     ones = torch.ones((), dtype=torch.float64)
-    stats = moment_check(noise64[negative], (lower + upper) / 2 * ones, width ** 2 / 12 * ones,
-                         width ** 4 / 80 * ones, what="noise where self < 0")
+    stats = moment_check(
+        noise64[negative],
+        (lower + upper) / 2 * ones,
+        width**2 / 12 * ones,
+        width**4 / 80 * ones,
+        what="noise where self < 0",
+    )
     return Comparison(stats.passed, consistent.max_abs_err, consistent.max_rel_err, stats.reason)
 
 
@@ -405,8 +439,8 @@ RRELU_WITH_NOISE = OperatorSpec(
     id="aten::rrelu_with_noise",
     category="random",
     description="Randomized leaky ReLU. Training: for each element with self <= 0 draw r ~ U(lower, upper), "
-                "write noise = r and out = self * r; where self > 0 write noise = 1 and out = self. Eval "
-                "(training=False): out = self where self >= 0 else self * (lower + upper) / 2, noise untouched.",
+    "write noise = r and out = self * r; where self > 0 write noise = 1 and out = self. Eval "
+    "(training=False): out = self where self >= 0 else self * (lower + upper) / 2, noise untouched.",
     signature=schema_text("rrelu_with_noise", ["default", "out"]),
     entrypoints=("rrelu_with_noise", "rrelu_with_noise_out"),
     invoke=_rrelu_invoke,
@@ -415,20 +449,27 @@ RRELU_WITH_NOISE = OperatorSpec(
         "smoke": [
             {"shape": SMOKE_SHAPES[0], "dtype": "float32", "training": True, "bounds": [0.125, 1.0 / 3.0]},
             {"shape": SMOKE_SHAPES[1], "dtype": "float16", "training": False, "bounds": [0.1, 0.4]},
-            {"shape": SMOKE_SHAPES[0], "dtype": "bfloat16", "training": True, "bounds": [0.1, 0.4],
-             "overload": "out"},
+            {"shape": SMOKE_SHAPES[0], "dtype": "bfloat16", "training": True, "bounds": [0.1, 0.4], "overload": "out"},
         ],
-        "full": [dict(c, overload=o) for o in ("default", "out")
-                 for c in product(shape=RANDOM_SHAPES, dtype=RANDOM_DTYPES, training=[False, True],
-                                  bounds=[(0.125, 1.0 / 3.0), (0.1, 0.4)])],
+        "full": [
+            dict(c, overload=o)
+            for o in ("default", "out")
+            for c in product(
+                shape=RANDOM_SHAPES,
+                dtype=RANDOM_DTYPES,
+                training=[False, True],
+                bounds=[(0.125, 1.0 / 3.0), (0.1, 0.4)],
+            )
+        ],
         "edge": [
-            {"shape": [200, 300], "dtype": "float32", "training": True, "bounds": [0.1, 0.4],
-             "layout": "transposed"},
+            {"shape": [200, 300], "dtype": "float32", "training": True, "bounds": [0.1, 0.4], "layout": "transposed"},
             {"shape": [300, 200], "dtype": "float32", "training": True, "bounds": [0.01, 0.99]},
             {"shape": [0, 4], "dtype": "float32", "training": True, "bounds": [0.1, 0.4]},
         ],
-        "perf": [{"shape": [16384, 4096], "dtype": "bfloat16", "training": True, "bounds": [0.125, 1.0 / 3.0]},
-                 {"shape": [16384, 4096], "dtype": "float32", "training": False, "bounds": [0.125, 1.0 / 3.0]}],
+        "perf": [
+            {"shape": [16384, 4096], "dtype": "bfloat16", "training": True, "bounds": [0.125, 1.0 / 3.0]},
+            {"shape": [16384, 4096], "dtype": "float32", "training": False, "bounds": [0.125, 1.0 / 3.0]},
+        ],
     },
     make_inputs=_rrelu_inputs,
     compare=_rrelu_compare,
@@ -437,14 +478,14 @@ RRELU_WITH_NOISE = OperatorSpec(
     mutates=("noise", "out"),
     mc=True,
     fidelity="Training mode is checked statistically: noise is exactly 1 where self > 0, within [lower, upper] "
-             "where self < 0 and distributed as U(lower, upper) there (mean/variance within 6 sigma, no lag "
-             "correlation), and out equals self * noise within the dtype tolerance. Eval mode is deterministic "
-             "and compared with torch's output. Full tier = upstream's _tensor and _out tests (3 shapes x 3 "
-             "dtypes x training x 2 bound pairs) = 72 cases; upstream compared training-mode values under equal "
-             "generator seeds, which no independent sampler can pass. torch's sampler passes (smoke/edge: 20 seeds on "
-             "CPU). torch's CPU kernel has no float16: there the reference runs on float32 copies.",
+    "where self < 0 and distributed as U(lower, upper) there (mean/variance within 6 sigma, no lag "
+    "correlation), and out equals self * noise within the dtype tolerance. Eval mode is deterministic "
+    "and compared with torch's output. Full tier = upstream's _tensor and _out tests (3 shapes x 3 "
+    "dtypes x training x 2 bound pairs) = 72 cases; upstream compared training-mode values under equal "
+    "generator seeds, which no independent sampler can pass. torch's sampler passes (smoke/edge: 20 seeds on "
+    "CPU). torch's CPU kernel has no float16: there the reference runs on float32 copies.",
     notes="In training mode write `noise` (same shape as self) as well as the output. The output of the `.out` "
-          "overload goes into `out`.",
+    "overload goes into `out`.",
 )
 
 SPECS = [BERNOULLI, POISSON, EXPONENTIAL_, RRELU_WITH_NOISE]

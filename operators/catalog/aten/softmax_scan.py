@@ -74,17 +74,19 @@ _SOFTMAX_FIDELITY = (
     "(3 shapes x 3 dtypes x dim in {0, 1} x neg_inf in {True, False}) = 36 cases, compared as upstream with "
     "R = 1 and NaN in the same places (rows that are entirely -inf give NaN). Upstream's 36 "
     "test_accuracy_softmax_backward cases under the same label call _softmax_backward_data, another operator, and "
-    "are left out. Checked on CPU against a float64 softmax cast back to the dtype.")
+    "are left out. Checked on CPU against a float64 softmax cast back to the dtype."
+)
 _SOFTMAX_NOTES = (
     "Subtract the row maximum before exp (inputs contain -inf and large magnitudes); compute in float32 for "
     "float16/bfloat16 and return the input dtype. A slice that is entirely -inf yields NaN, as torch does. `dim` "
-    "may be negative and need not be the last dim; inputs may be non-contiguous.")
+    "may be negative and need not be the last dim; inputs may be non-contiguous."
+)
 
 UNDERSCORE_SOFTMAX = OperatorSpec(
     id="aten::_softmax",
     category="softmax_scan",
     description="softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x) along `dim`. half_to_float=False: the "
-                "output has the input dtype.",
+    "output has the input dtype.",
     signature=schema_text("_softmax", ["default"]),
     entrypoints=("_softmax",),
     invoke=_underscore_softmax_invoke,
@@ -94,7 +96,7 @@ UNDERSCORE_SOFTMAX = OperatorSpec(
     cost=io_cost(_underscore_softmax_invoke, per_element(5.0)),
     mc=True,
     fidelity=_SOFTMAX_FIDELITY + " Called as torch.ops.aten._softmax(x, dim, False) (upstream reaches it through "
-                                 "F.softmax, which dispatches to _softmax).",
+    "F.softmax, which dispatches to _softmax).",
     notes=_SOFTMAX_NOTES,
 )
 
@@ -102,7 +104,7 @@ SOFTMAX = OperatorSpec(
     id="aten::softmax",
     category="softmax_scan",
     description="softmax(x)_i = exp(x_i - max x) / sum_j exp(x_j - max x) along `dim` (`softmax.int`, dtype=None: "
-                "the output has the input dtype).",
+    "the output has the input dtype).",
     signature=schema_text("softmax", ["int"]),
     entrypoints=("softmax_int",),
     invoke=_softmax_int_invoke,
@@ -112,8 +114,8 @@ SOFTMAX = OperatorSpec(
     cost=io_cost(_softmax_int_invoke, per_element(5.0)),
     mc=True,
     fidelity=_SOFTMAX_FIDELITY + " Called as torch.ops.aten.softmax.int(x, dim), a CompositeImplicitAutograd op; "
-                                 "tests/operators/test_aten_reductions_matmul.py checks the calls reach a "
-                                 "registered kernel rather than the decomposition into _softmax.",
+    "tests/operators/test_aten_reductions_matmul.py checks the calls reach a "
+    "registered kernel rather than the decomposition into _softmax.",
     notes=_SOFTMAX_NOTES,
 )
 
@@ -140,8 +142,11 @@ def _cumsum_inputs(case: dict[str, Any], rng: Rng) -> Inputs:
     else:
         x = randn(rng, case["shape"], dtype, case.get("layout", "contiguous"))
     out_dtype = case.get("out_dtype")
-    return {"self": x, "dim": case.get("dim", _cumsum_dim(case["shape"])),
-            "out_dtype": getattr(torch, out_dtype) if out_dtype else None}
+    return {
+        "self": x,
+        "dim": case.get("dim", _cumsum_dim(case["shape"])),
+        "out_dtype": getattr(torch, out_dtype) if out_dtype else None,
+    }
 
 
 def _cumsum_length(case: dict[str, Any]) -> int:
@@ -153,7 +158,7 @@ CUMSUM = OperatorSpec(
     id="aten::cumsum",
     category="softmax_scan",
     description="Inclusive prefix sum along `dim`: out[..., i, ...] = sum_{j<=i} x[..., j, ...]. Integer (and bool) "
-                "inputs give int64 outputs; an explicit `dtype` casts the input first.",
+    "inputs give int64 outputs; an explicit `dtype` casts the input first.",
     signature=schema_text("cumsum", ["default"]),
     entrypoints=("cumsum",),
     invoke=_cumsum_invoke,
@@ -184,13 +189,13 @@ CUMSUM = OperatorSpec(
     cost=io_cost(_cumsum_invoke, per_element(1.0)),
     mc=True,
     fidelity="Reference is torch's cumsum. Full tier = upstream's test_accuracy_cumsum: CUMSUM_SHAPES (5) x "
-             "(3 float + int16, int32) = 25 cases, atol = 1e-4 x shape[dim] as upstream, int outputs exact "
-             "(int64). Upstream's converted test never defines `dim` and builds int inputs with randn (both "
-             "fail); we use FlagGems' original dim rule (1 for the (200, 40999, 3) shape, else -1) and integer "
-             "inputs in [-100, 100). Checked on CPU against a float64 cumsum cast back to the dtype (15 full cases "
-             "up to 3M elements and all edge cases agree).",
+    "(3 float + int16, int32) = 25 cases, atol = 1e-4 x shape[dim] as upstream, int outputs exact "
+    "(int64). Upstream's converted test never defines `dim` and builds int inputs with randn (both "
+    "fail); we use FlagGems' original dim rule (1 for the (200, 40999, 3) shape, else -1) and integer "
+    "inputs in [-100, 100). Checked on CPU against a float64 cumsum cast back to the dtype (15 full cases "
+    "up to 3M elements and all edge cases agree).",
     notes="Accumulate floats in float32 (a sequential sum per element is too slow: use a parallel scan). Integer "
-          "and bool inputs produce int64. `dim` may be any dim, inputs may be non-contiguous.",
+    "and bool inputs produce int64. `dim` may be any dim, inputs may be non-contiguous.",
 )
 
 # ---------------------------------------------------------------- sort
@@ -236,15 +241,19 @@ def _compare_sort(out: Any, ref: Any, case: dict[str, Any], inputs: Inputs) -> C
         ok_perm = bool((indices == 0).all())
     else:
         in_range = bool(((indices >= 0) & (indices < n)).all())
-        ok_perm = in_range and bool((indices.sort(dim=dim).values
-                                     == torch.arange(n, device=x.device).view(
-                                         [-1 if d == dim % x.dim() else 1 for d in range(x.dim())])).all())
+        ok_perm = in_range and bool(
+            (
+                indices.sort(dim=dim).values
+                == torch.arange(n, device=x.device).view([-1 if d == dim % x.dim() else 1 for d in range(x.dim())])
+            ).all()
+        )
     if not ok_perm:
         return Comparison(False, reason="indices: not a permutation along dim")
     gathered = x if x.dim() == 0 else x.gather(dim, indices)
     vals = out[0].to(x.device)
-    same = (gathered == vals) | (torch.isnan(gathered) & torch.isnan(vals)) if x.is_floating_point() \
-        else gathered == vals
+    same = (
+        (gathered == vals) | (torch.isnan(gathered) & torch.isnan(vals)) if x.is_floating_point() else gathered == vals
+    )
     if not bool(same.all()):
         return Comparison(False, reason="indices: input gathered at the indices differs from the returned values")
     if inputs["stable"] and not torch.equal(indices.cpu(), ref[1].cpu()):
@@ -257,8 +266,8 @@ SORT = OperatorSpec(
     id="aten::sort",
     category="indexing",
     description="Sort along `dim` (ascending unless descending=True), returning (values, int64 indices) with "
-                "values = self.gather(dim, indices). `sort.stable` with stable=True keeps equal elements in input "
-                "order. NaN sorts above +inf (last ascending, first descending).",
+    "values = self.gather(dim, indices). `sort.stable` with stable=True keeps equal elements in input "
+    "order. NaN sorts above +inf (last ascending, first descending).",
     signature=schema_text("sort", ["stable", "default"]),
     entrypoints=("sort_stable", "sort"),
     invoke=_sort_invoke,
@@ -268,14 +277,25 @@ SORT = OperatorSpec(
             {"shape": [8, 20], "dtype": "float16", "dim": 0, "descending": True},
             {"shape": [3, 50], "dtype": "int32", "dim": -1, "descending": True, "int_range": [-5, 5]},
         ],
-        "full": [{"shape": [b, h], "descending": desc, "dtype": d, "dim": dim}
-                 for b in (4, 8) for h in (1, 256, 2048, 9333, 65536, 32768, 128 * 1024, 256 * 1024)
-                 for desc in (True, False) for d in FLOAT_DTYPES + ["int16", "int32"] for dim in (0, -1)],
+        "full": [
+            {"shape": [b, h], "descending": desc, "dtype": d, "dim": dim}
+            for b in (4, 8)
+            for h in (1, 256, 2048, 9333, 65536, 32768, 128 * 1024, 256 * 1024)
+            for desc in (True, False)
+            for d in FLOAT_DTYPES + ["int16", "int32"]
+            for dim in (0, -1)
+        ],
         "edge": [
             {"shape": [16, 1000], "dtype": "float32", "dim": -1, "descending": False, "nan": True},
             {"shape": [16, 1000], "dtype": "bfloat16", "dim": -1, "descending": True, "nan": True},
-            {"shape": [6, 3000], "dtype": "int16", "dim": -1, "descending": False, "int_range": [0, 4],
-             "stable": False},
+            {
+                "shape": [6, 3000],
+                "dtype": "int16",
+                "dim": -1,
+                "descending": False,
+                "int_range": [0, 4],
+                "stable": False,
+            },
             {"shape": [257, 63], "dtype": "float16", "dim": 0, "descending": False, "layout": "transposed"},
             {"shape": [5, 7, 33], "dtype": "float32", "dim": 1, "descending": True, "layout": "permuted"},
             {"shape": [], "dtype": "float32", "dim": 0, "descending": False},
@@ -290,18 +310,23 @@ SORT = OperatorSpec(
     },
     make_inputs=_sort_inputs,
     compare=_compare_sort,
-    cost=io_cost(_sort_invoke, lambda case, inputs: inputs["self"].numel()
-                 * max(1, (inputs["self"].shape[inputs["dim"]] if inputs["self"].dim() else 1)).bit_length()),
+    cost=io_cost(
+        _sort_invoke,
+        lambda case, inputs: (
+            inputs["self"].numel()
+            * max(1, (inputs["self"].shape[inputs["dim"]] if inputs["self"].dim() else 1)).bit_length()
+        ),
+    ),
     mc=True,
     fidelity="Reference is torch's sort. Full tier = upstream's test_sort: batch {4, 8} x 8 hidden sizes up to "
-             "262144 x descending x (3 float + int16, int32) x dim {0, -1} = 320 cases, stable=True as upstream. "
-             "Values are compared with the dtype tolerance (NaN in place); indices must be a permutation along dim "
-             "that gathers exactly the returned values, and for stable=True (unique answer even with ties) must "
-             "equal torch's indices, as upstream's assert_equal demands. The unstable default overload (edge cases "
-             "with many ties) accepts any valid ordering of tied elements.",
+    "262144 x descending x (3 float + int16, int32) x dim {0, -1} = 320 cases, stable=True as upstream. "
+    "Values are compared with the dtype tolerance (NaN in place); indices must be a permutation along dim "
+    "that gathers exactly the returned values, and for stable=True (unique answer even with ties) must "
+    "equal torch's indices, as upstream's assert_equal demands. The unstable default overload (edge cases "
+    "with many ties) accepts any valid ordering of tied elements.",
     notes="Implement both `sort_stable` (torch.sort(..., stable=True); equal elements keep input order) and "
-          "`sort` (stable=False: any order of ties is accepted). Indices are int64. NaN is greater than +inf. "
-          "Rows can be 262144 long and dim can be 0.",
+    "`sort` (stable=False: any order of ties is accepted). Indices are int64. NaN is greater than +inf. "
+    "Rows can be 262144 long and dim can be 0.",
 )
 
 # ---------------------------------------------------------------- diff
@@ -327,7 +352,7 @@ DIFF = OperatorSpec(
     id="aten::diff",
     category="elementwise",
     description="n-th forward difference along `dim`: out[i] = x[i+1] - x[i], applied n times, after "
-                "concatenating `prepend` before and `append` after x along dim. The dim shrinks by n.",
+    "concatenating `prepend` before and `append` after x along dim. The dim shrinks by n.",
     signature=schema_text("diff", ["default"]),
     entrypoints=("diff",),
     invoke=_diff_invoke,
@@ -338,8 +363,9 @@ DIFF = OperatorSpec(
             {"shape": [4, 6], "dtype": "bfloat16", "n": 1, "dim": -1, "prepend": [4, 2], "append": [4, 3]},
         ],
         "full": product(shape=[(16,), (16, 32), (8, 16, 32)], n=[1, 2], dim=[0, -1], dtype=FLOAT_DTYPES)
-        + [{"shape": [8, 16], "dtype": d, "n": 1, "dim": -1, "prepend": [8, 2], "append": [8, 3]}
-           for d in FLOAT_DTYPES],
+        + [
+            {"shape": [8, 16], "dtype": d, "n": 1, "dim": -1, "prepend": [8, 2], "append": [8, 3]} for d in FLOAT_DTYPES
+        ],
         "edge": [
             {"shape": [257, 63], "dtype": "float32", "n": 1, "dim": 0, "layout": "transposed"},
             {"shape": [5, 3], "dtype": "float32", "n": 4, "dim": -1},
@@ -356,14 +382,14 @@ DIFF = OperatorSpec(
     cost=io_cost(_diff_invoke, lambda case, inputs: inputs["n"] * inputs["self"].numel()),
     mc=True,
     fidelity="Reference is torch's diff. Full tier = upstream's test_accuracy_diff (3 shapes x n {1, 2} x dim "
-             "{0, -1} x 3 dtypes = 36, none skipped) + test_accuracy_diff_with_prepend_append (3) = 39 cases, "
-             "element-wise tolerance. Checked on CPU against a float64 evaluation (repeated x[1:] - x[:-1]): all "
-             "n = 1 cases agree; for n = 2 torch rounds the first difference to the dtype before the second, so "
-             "half-precision results differ from float64 by up to 0.25 relative under cancellation (9 of 39 full "
-             "cases). That rounding is the operator's definition (n repeated diffs); the prompt says so.",
+    "{0, -1} x 3 dtypes = 36, none skipped) + test_accuracy_diff_with_prepend_append (3) = 39 cases, "
+    "element-wise tolerance. Checked on CPU against a float64 evaluation (repeated x[1:] - x[:-1]): all "
+    "n = 1 cases agree; for n = 2 torch rounds the first difference to the dtype before the second, so "
+    "half-precision results differ from float64 by up to 0.25 relative under cancellation (9 of 39 full "
+    "cases). That rounding is the operator's definition (n repeated diffs); the prompt says so.",
     notes="n may exceed 1 (apply the difference n times; round to the input dtype between steps as torch "
-          "does). With n >= the dim's length the result is empty along dim. prepend/append are concatenated "
-          "along dim first.",
+    "does). With n >= the dim's length the result is empty along dim. prepend/append are concatenated "
+    "along dim first.",
 )
 
 SPECS = [UNDERSCORE_SOFTMAX, SOFTMAX, CUMSUM, SORT, DIFF]

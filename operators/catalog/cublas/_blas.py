@@ -124,8 +124,14 @@ def triangular_from(matrix: torch.Tensor, uplo: str, diag: str) -> torch.Tensor:
     return tri
 
 
-def combine(alpha: complex, product: Callable[[], torch.Tensor], beta: complex,
-            current: Callable[[], torch.Tensor], shape: Sequence[int], like: torch.Tensor) -> torch.Tensor:
+def combine(
+    alpha: complex,
+    product: Callable[[], torch.Tensor],
+    beta: complex,
+    current: Callable[[], torch.Tensor],
+    shape: Sequence[int],
+    like: torch.Tensor,
+) -> torch.Tensor:
     """alpha*product + beta*current with BLAS's shortcuts: a zero factor means its operand is not read,
     so NaN or garbage there must not propagate."""
     out = torch.zeros(tuple(shape), dtype=work_dtype(like.dtype), device=like.device)
@@ -163,8 +169,9 @@ def mark_triangle(mask: torch.Tensor, n: int, ld: int, uplo: str) -> None:
 # ---------------------------------------------------------------------------- comparison
 
 
-def compare_written(out: torch.Tensor, ref: torch.Tensor, written: torch.Tensor, *, reduce_dim: int,
-                    what: str) -> Comparison:
+def compare_written(
+    out: torch.Tensor, ref: torch.Tensor, written: torch.Tensor, *, reduce_dim: int, what: str
+) -> Comparison:
     """Elements BLAS writes: the dtype tolerance (atol = 1e-4 * reduce_dim); all others: bit-exact."""
     if not isinstance(out, torch.Tensor):
         return Comparison(False, reason=f"{what}: expected a tensor, got {type(out).__name__}")
@@ -186,8 +193,9 @@ def as_outputs(value: Any, count: int) -> list[Any]:
 Written = Callable[[Inputs, str, "int | None", torch.Tensor], torch.Tensor]
 
 
-def masked_compare(outputs: Sequence[str], written: Written,
-                   reduce_dim: Callable[[dict], int]) -> Callable[[Any, Any, dict, Inputs], Comparison]:
+def masked_compare(
+    outputs: Sequence[str], written: Written, reduce_dim: Callable[[dict], int]
+) -> Callable[[Any, Any, dict, Inputs], Comparison]:
     """A spec `compare` that checks each mutated buffer (or list of buffers) with compare_written."""
 
     def compare(out: Any, ref: Any, case: dict, inputs: Inputs) -> Comparison:
@@ -218,8 +226,16 @@ def eps_of(dtype: torch.dtype) -> float:
     return float(torch.finfo(real).eps)
 
 
-def residual_check(solution: torch.Tensor, accurate: torch.Tensor, matrix: torch.Tensor, *, left: bool,
-                   n: int, dtype: torch.dtype, what: str) -> Comparison:
+def residual_check(
+    solution: torch.Tensor,
+    accurate: torch.Tensor,
+    matrix: torch.Tensor,
+    *,
+    left: bool,
+    n: int,
+    dtype: torch.dtype,
+    what: str,
+) -> Comparison:
     """Norm-wise backward error of a triangular solve (research/operators.md §1, RES40):
     ||M·X − M·X_ref|| / (||M||·||X|| + ||M·X_ref||) ≤ 40·eps·max(1, n), with M the operator op(A) (on the
     left, or on the right when `left` is False), all in float64; X_ref is the float64 reference solution,
@@ -259,8 +275,9 @@ def column_major_buffer(rng: Rng, rows: int, cols: int, ld: int, dtype: str, *, 
     return nan_fill(t) if nan else t
 
 
-def strided_batch_buffer(rng: Rng, batch: int, rows: int, cols: int, ld: int, stride: int, dtype: str, *,
-                         nan: bool = False) -> torch.Tensor:
+def strided_batch_buffer(
+    rng: Rng, batch: int, rows: int, cols: int, ld: int, stride: int, dtype: str, *, nan: bool = False
+) -> torch.Tensor:
     """Storage for batch column-major matrices `stride` elements apart: upstream's (batch, rows, cols)
     tensor when the matrices are packed (ld == rows, stride == rows*cols), else a flat buffer."""
     if ld == rows and stride == rows * cols and batch > 0:
@@ -325,13 +342,24 @@ CONVENTIONS = (
 )
 
 
-def blas_spec(*, name: str, category: str, params: Sequence[str], outputs: Sequence[str], reference_impl: Callable,
-              description: str, cases: dict[str, list[dict]], make_inputs: Callable[[dict, Rng], Inputs],
-              written: Written | None = None,
-              reduce_dim: Callable[[dict], int] = lambda case: 1,
-              compare: Callable[[Any, Any, dict, Inputs], Comparison] | None = None,
-              cost_model: Callable[[dict, Inputs], Cost] | None = None, notes: str = "",
-              exact: bool = False, vendor: Callable[[str], Callable[..., Any] | None] | None = None) -> OperatorSpec:
+def blas_spec(
+    *,
+    name: str,
+    category: str,
+    params: Sequence[str],
+    outputs: Sequence[str],
+    reference_impl: Callable,
+    description: str,
+    cases: dict[str, list[dict]],
+    make_inputs: Callable[[dict, Rng], Inputs],
+    written: Written | None = None,
+    reduce_dim: Callable[[dict], int] = lambda case: 1,
+    compare: Callable[[Any, Any, dict, Inputs], Comparison] | None = None,
+    cost_model: Callable[[dict, Inputs], Cost] | None = None,
+    notes: str = "",
+    exact: bool = False,
+    vendor: Callable[[str], Callable[..., Any] | None] | None = None,
+) -> OperatorSpec:
     if compare is None and exact:
         compare = exact_compare(outputs)
     elif compare is None:

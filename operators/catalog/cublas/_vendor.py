@@ -145,8 +145,14 @@ ROUTINES: dict[str, list[str]] = {
 # routines whose output is a device scalar: they run on the device-pointer-mode handle
 DEVICE_RESULT = {"cublasSdot_v2", "cublasCdotu_v2", "cublasZdotc_v2", "cublasDasum_v2"}
 # hipBLAS has these under other names or other data-type enums; not mapped (the reference is timed instead)
-HIP_UNSUPPORTED = {"cublasSgemmEx", "cublasCsyrkEx", "cublasCgemvBatched_64", "cublasSgemmBatched_64",
-                   "cublasCgemmStridedBatched_64", "cublasDgemmStridedBatched_64"}
+HIP_UNSUPPORTED = {
+    "cublasSgemmEx",
+    "cublasCsyrkEx",
+    "cublasCgemvBatched_64",
+    "cublasSgemmBatched_64",
+    "cublasCgemmStridedBatched_64",
+    "cublasDgemmStridedBatched_64",
+}
 
 _CUBLAS_NAME = re.compile(r"libcublas\.so(\.\d+)*$")
 _HIPBLAS_NAME = re.compile(r"libhipblas\.so(\.\d+)*$")
@@ -181,8 +187,9 @@ def library_candidates(hip: bool) -> list[str]:
                 found += sorted(glob.glob(os.path.join(root, "lib", "libcublas.so*")))
         except ImportError:
             pass
-    found += sorted(glob.glob(os.path.join(os.path.dirname(torch.__file__), "lib", "libhipblas.so*" if hip
-                                           else "libcublas.so*")))
+    found += sorted(
+        glob.glob(os.path.join(os.path.dirname(torch.__file__), "lib", "libhipblas.so*" if hip else "libcublas.so*"))
+    )
     if hip:
         found += sorted(glob.glob("/opt/rocm*/lib/libhipblas.so*"))
     short = ctypes.util.find_library("hipblas" if hip else "cublas")
@@ -204,8 +211,10 @@ class VendorBlas:
         self._set_mode = getattr(lib, f"{prefix}SetPointerMode" if hip else "cublasSetPointerMode_v2")
         for fn in (self._create, self._set_stream, self._set_mode):
             fn.restype = ctypes.c_int
-        self.handles = {POINTER_MODE_HOST: self._new_handle(POINTER_MODE_HOST),
-                        POINTER_MODE_DEVICE: self._new_handle(POINTER_MODE_DEVICE)}
+        self.handles = {
+            POINTER_MODE_HOST: self._new_handle(POINTER_MODE_HOST),
+            POINTER_MODE_DEVICE: self._new_handle(POINTER_MODE_DEVICE),
+        }
         self._address_tables: dict[tuple[int, ...], torch.Tensor] = {}
 
     def _new_handle(self, mode: int) -> ctypes.c_void_p:
@@ -232,11 +241,12 @@ class VendorBlas:
         return table
 
     def call(self, name: str, kinds: Sequence[str], args: Sequence[Any]) -> None:
-        device = next((a.device for a in args if isinstance(a, torch.Tensor)),
-                      next((a[0].device for a in args if isinstance(a, list) and a), torch.device("cuda")))
+        device = next(
+            (a.device for a in args if isinstance(a, torch.Tensor)),
+            next((a[0].device for a in args if isinstance(a, list) and a), torch.device("cuda")),
+        )
         handle = self.handles[POINTER_MODE_DEVICE if name in DEVICE_RESULT else POINTER_MODE_HOST]
-        _check(self._set_stream(handle, ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)),
-               "set stream")
+        _check(self._set_stream(handle, ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)), "set stream")
         c_args: list[Any] = [handle]
         keep: list[Any] = []  # scalars and address tables must outlive the call
         for kind, value in zip(kinds, args, strict=True):

@@ -160,16 +160,39 @@ def _tiers(full: list[dict], smoke: list[dict], edge: list[dict], perf: list[dic
     return {"smoke": smoke, "full": full, "edge": edge, "perf": perf}
 
 
-def _spec(name: str, reference: Callable, params: tuple[str, ...], outputs: tuple[str, ...], dtype: str,
-          description: str, cases: dict[str, list[dict]], *, vectors: tuple[str, ...], tight: bool = False,
-          reduce_n: bool = False, exact: bool = False, flops: float = 0.0, reads: int = 1, writes: int = 1,
-          notes: str = "") -> OperatorSpec:
+def _spec(
+    name: str,
+    reference: Callable,
+    params: tuple[str, ...],
+    outputs: tuple[str, ...],
+    dtype: str,
+    description: str,
+    cases: dict[str, list[dict]],
+    *,
+    vectors: tuple[str, ...],
+    tight: bool = False,
+    reduce_n: bool = False,
+    exact: bool = False,
+    flops: float = 0.0,
+    reads: int = 1,
+    writes: int = 1,
+    notes: str = "",
+) -> OperatorSpec:
     return B.blas_spec(
-        name=name, category="blas1", params=params, outputs=outputs, reference_impl=reference,
-        description=description, cases=cases,
+        name=name,
+        category="blas1",
+        params=params,
+        outputs=outputs,
+        reference_impl=reference,
+        description=description,
+        cases=cases,
         make_inputs=_make_inputs(dtype, vectors, tight=tight, result="result" in params),
-        written=_written, reduce_dim=(lambda case: max(1, case["n"])) if reduce_n else (lambda case: 1),
-        exact=exact, cost_model=_cost(flops, reads, writes, dtype), notes=notes, vendor=vendor_for(name),
+        written=_written,
+        reduce_dim=(lambda case: max(1, case["n"])) if reduce_n else (lambda case: 1),
+        exact=exact,
+        cost_model=_cost(flops, reads, writes, dtype),
+        notes=notes,
+        vendor=vendor_for(name),
     )
 
 
@@ -193,22 +216,39 @@ TWO_VECTOR_PERF = [{"n": n, "incx": 1, "incy": 1} for n in PERF_N]
 
 def _copy_spec(name: str, dtype: str, n_grid: list[int]) -> OperatorSpec:
     return _spec(
-        name, globals()[name], COPY_PARAMS, ("y",), dtype,
+        name,
+        globals()[name],
+        COPY_PARAMS,
+        ("y",),
+        dtype,
         f"BLAS copy ({dtype}): y[i*incy] = x[i*incx] for i < n; y is written in place.",
-        _tiers(product(n=n_grid, incx=[1, 2, 3], incy=[1, 2, 3]), TWO_VECTOR_SMOKE, TWO_VECTOR_EDGE,
-               TWO_VECTOR_PERF),
-        vectors=("x", "y"), tight=True, exact=True, reads=1, writes=1,
+        _tiers(product(n=n_grid, incx=[1, 2, 3], incy=[1, 2, 3]), TWO_VECTOR_SMOKE, TWO_VECTOR_EDGE, TWO_VECTOR_PERF),
+        vectors=("x", "y"),
+        tight=True,
+        exact=True,
+        reads=1,
+        writes=1,
     )
 
 
 def _dot_spec(name: str, dtype: str, conj: bool, full: list[dict], tight: bool, notes: str = "") -> OperatorSpec:
     formula = "sum_i conj(x_i)*y_i" if conj else "sum_i x_i*y_i (no conjugation)"
     return _spec(
-        name, globals()[name], DOT_PARAMS, ("result",), dtype,
+        name,
+        globals()[name],
+        DOT_PARAMS,
+        ("result",),
+        dtype,
         f"BLAS dot ({dtype}): result[0] = {formula} over n strided elements; written into the one-element "
         "tensor `result` (0 when n <= 0).",
         _tiers(full, TWO_VECTOR_SMOKE, TWO_VECTOR_EDGE, TWO_VECTOR_PERF),
-        vectors=("x", "y"), tight=tight, reduce_n=True, flops=2.0, reads=2, writes=0, notes=notes,
+        vectors=("x", "y"),
+        tight=tight,
+        reduce_n=True,
+        flops=2.0,
+        reads=2,
+        writes=0,
+        notes=notes,
     )
 
 
@@ -218,11 +258,18 @@ def _axpy_spec(name: str, dtype: str, full: list[dict]) -> OperatorSpec:
         {"n": 29, "incx": 1, "incy": 1, "alpha": 0.0, "nan_x": True},
     ]
     return _spec(
-        name, globals()[name], AXPY_PARAMS, ("y",), dtype,
+        name,
+        globals()[name],
+        AXPY_PARAMS,
+        ("y",),
+        dtype,
         f"BLAS axpy ({dtype}): y = alpha*x + y over n strided elements, y in place (alpha == 0: y unchanged, "
         "x not read).",
         _tiers(full, smoke, edge, [{**c, "alpha": 1.5} for c in TWO_VECTOR_PERF]),
-        vectors=("x", "y"), flops=2.0, reads=2, writes=1,
+        vectors=("x", "y"),
+        flops=2.0,
+        reads=2,
+        writes=1,
     )
 
 
@@ -230,37 +277,72 @@ SPECS: list[OperatorSpec] = [
     _copy_spec("cublasCcopy_v2", "complex64", N_GRID_11),
     _copy_spec("cublasDcopy_v2", "float64", [1, 32, 71, 497, 1024, 4096, 5333]),
     _spec(
-        "cublasZswap_v2", cublasZswap_v2, COPY_PARAMS, ("x", "y"), "complex128",
+        "cublasZswap_v2",
+        cublasZswap_v2,
+        COPY_PARAMS,
+        ("x", "y"),
+        "complex128",
         "BLAS swap (complex128): exchanges x[i*incx] and y[i*incy] for i < n, both in place.",
-        _tiers(product(n=N_GRID_6, incx=[1, 2, 3], incy=[1, 2]), TWO_VECTOR_SMOKE, TWO_VECTOR_EDGE,
-               TWO_VECTOR_PERF),
-        vectors=("x", "y"), exact=True, reads=2, writes=2,
+        _tiers(product(n=N_GRID_6, incx=[1, 2, 3], incy=[1, 2]), TWO_VECTOR_SMOKE, TWO_VECTOR_EDGE, TWO_VECTOR_PERF),
+        vectors=("x", "y"),
+        exact=True,
+        reads=2,
+        writes=2,
     ),
     _dot_spec("cublasSdot_v2", "float32", False, product(n=N_GRID_11, incx=[1, 2, 3], incy=[1, 2, 3]), True),
     _dot_spec("cublasCdotu_v2", "complex64", False, product(n=N_GRID_11, incx=[1, 2, 3], incy=[1, 2, 3]), False),
     _dot_spec(
-        "cublasZdotc_v2", "complex128", True, [{"n": n, "incx": i, "incy": i} for n in N_GRID_6 for i in (1, 2)],
-        False, notes="The first argument is conjugated. (Upstream's test also sweeps an alpha that dot does not take, "
+        "cublasZdotc_v2",
+        "complex128",
+        True,
+        [{"n": n, "incx": i, "incy": i} for n in N_GRID_6 for i in (1, 2)],
+        False,
+        notes="The first argument is conjugated. (Upstream's test also sweeps an alpha that dot does not take, "
         "60 cases; the 12 distinct ones are kept.)",
     ),
     _spec(
-        "cublasDasum_v2", cublasDasum_v2, ("n", "x", "incx", "result"), ("result",), "float64",
+        "cublasDasum_v2",
+        cublasDasum_v2,
+        ("n", "x", "incx", "result"),
+        ("result",),
+        "float64",
         "BLAS asum (float64): result[0] = sum_i |x_i| over n strided elements (0 when n <= 0 or incx <= 0).",
-        _tiers(product(n=N_GRID_6, incx=[1, 2, 3]), [{"n": 37, "incx": 1}, {"n": 19, "incx": 3}],
-               [{"n": 0, "incx": 1}, {"n": 25, "incx": -1}, {"n": 1, "incx": 1}], [{"n": n, "incx": 1} for n in PERF_N]),
-        vectors=("x",), reduce_n=True, flops=1.0, reads=1, writes=0,
+        _tiers(
+            product(n=N_GRID_6, incx=[1, 2, 3]),
+            [{"n": 37, "incx": 1}, {"n": 19, "incx": 3}],
+            [{"n": 0, "incx": 1}, {"n": 25, "incx": -1}, {"n": 1, "incx": 1}],
+            [{"n": n, "incx": 1} for n in PERF_N],
+        ),
+        vectors=("x",),
+        reduce_n=True,
+        flops=1.0,
+        reads=1,
+        writes=0,
     ),
     _axpy_spec("cublasSaxpy_v2", "float32", product(n=N_GRID_9, alpha=ALPHAS_8, incx=[1, 2, 3], incy=[1, 2, 3])),
-    _axpy_spec("cublasDaxpy_v2", "float64", product(n=N_GRID_6, alpha=[1.0, 0.0, -0.5, 100.001], incx=[1, 2, 3],
-                                                     incy=[1, 2])),
+    _axpy_spec(
+        "cublasDaxpy_v2", "float64", product(n=N_GRID_6, alpha=[1.0, 0.0, -0.5, 100.001], incx=[1, 2, 3], incy=[1, 2])
+    ),
     _spec(
-        "cublasSscal_v2", cublasSscal_v2, ("n", "alpha", "x", "incx"), ("x",), "float32",
+        "cublasSscal_v2",
+        cublasSscal_v2,
+        ("n", "alpha", "x", "incx"),
+        ("x",),
+        "float32",
         "BLAS scal (float32): x = alpha*x over n strided elements, in place (nothing happens for incx <= 0).",
-        _tiers(product(n=N_GRID_9, alpha=ALPHAS_8, incx=[1, 2, 3]),
-               [{"n": 37, "incx": 1, "alpha": 0.5}, {"n": 19, "incx": 3, "alpha": -2.5}],
-               [{"n": 0, "incx": 1, "alpha": 2.0}, {"n": 21, "incx": -1, "alpha": 2.0},
-                {"n": 1, "incx": 4, "alpha": -3.0}],
-               [{"n": n, "incx": 1, "alpha": 1.5} for n in PERF_N]),
-        vectors=("x",), flops=1.0, reads=1, writes=1,
+        _tiers(
+            product(n=N_GRID_9, alpha=ALPHAS_8, incx=[1, 2, 3]),
+            [{"n": 37, "incx": 1, "alpha": 0.5}, {"n": 19, "incx": 3, "alpha": -2.5}],
+            [
+                {"n": 0, "incx": 1, "alpha": 2.0},
+                {"n": 21, "incx": -1, "alpha": 2.0},
+                {"n": 1, "incx": 4, "alpha": -3.0},
+            ],
+            [{"n": n, "incx": 1, "alpha": 1.5} for n in PERF_N],
+        ),
+        vectors=("x",),
+        flops=1.0,
+        reads=1,
+        writes=1,
     ),
 ]

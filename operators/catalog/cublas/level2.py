@@ -28,8 +28,12 @@ def _gemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy, off_a=0, off_x=0, 
     if m <= 0 or n <= 0 or (alpha == 0 and beta == 1):
         return y
     new = B.combine(
-        alpha, lambda: B.op(B.read_matrix(A, m, n, lda, off_a), trans) @ B.read_vector(x, len_x, incx, off_x),
-        beta, lambda: B.read_vector(y, len_y, incy, off_y), (len_y,), y,
+        alpha,
+        lambda: B.op(B.read_matrix(A, m, n, lda, off_a), trans) @ B.read_vector(x, len_x, incx, off_x),
+        beta,
+        lambda: B.read_vector(y, len_y, incy, off_y),
+        (len_y,),
+        y,
     )
     B.write_vector(y, len_y, incy, new, off_y)
     return y
@@ -75,8 +79,14 @@ def cublasDsyr2_v2(uplo, n, alpha, x, incx, y, incy, A, lda):
 def cublasCsymv_v2(uplo, n, alpha, A, lda, x, incx, beta, y, incy):
     if n <= 0 or (alpha == 0 and beta == 1):
         return y
-    new = B.combine(alpha, lambda: B.symmetric_from(B.read_matrix(A, n, n, lda), uplo) @ B.read_vector(x, n, incx),
-                    beta, lambda: B.read_vector(y, n, incy), (n,), y)
+    new = B.combine(
+        alpha,
+        lambda: B.symmetric_from(B.read_matrix(A, n, n, lda), uplo) @ B.read_vector(x, n, incx),
+        beta,
+        lambda: B.read_vector(y, n, incy),
+        (n,),
+        y,
+    )
     B.write_vector(y, n, incy, new)
     return y
 
@@ -152,23 +162,27 @@ def cublasDgemv_v2(trans, m, n, alpha, A, lda, x, incx, beta, y, incy):
     return _gemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy)
 
 
-def cublasCgemvStridedBatched(trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey,
-                              batchCount):
+def cublasCgemvStridedBatched(
+    trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount
+):
     return _gemv_strided(trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount)
 
 
-def cublasDgemvStridedBatched(trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey,
-                              batchCount):
+def cublasDgemvStridedBatched(
+    trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount
+):
     return _gemv_strided(trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount)
 
 
-def cublasSgemvStridedBatched(trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey,
-                              batchCount):
+def cublasSgemvStridedBatched(
+    trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount
+):
     return _gemv_strided(trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount)
 
 
-def cublasZgemvStridedBatched(trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey,
-                              batchCount):
+def cublasZgemvStridedBatched(
+    trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount
+):
     return _gemv_strided(trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount)
 
 
@@ -227,7 +241,8 @@ def _gemv_inputs(dtype: str) -> Callable[[dict, Rng], Inputs]:
         len_x, len_y = _gemv_lengths(case)
         lda = case.get("lda", max(1, m))
         return {
-            **_scalars(case, "trans", "m", "n", "alpha", "beta", "incx", "incy"), "lda": lda,
+            **_scalars(case, "trans", "m", "n", "alpha", "beta", "incx", "incy"),
+            "lda": lda,
             "A": _matrix(rng, lda, n, dtype, case.get("nan_A", False), rows=m),
             "x": _vec(rng, len_x, case["incx"], dtype, case.get("nan_A", False)),
             "y": _vec(rng, len_y, case["incy"], dtype, case.get("nan_y", False)),
@@ -246,14 +261,22 @@ def _strided_inputs(dtype: str) -> Callable[[dict, Rng], Inputs]:
 
         def vectors(stride: int, length: int, nan: bool = False) -> torch.Tensor:
             # upstream's (batch, length) tensor when packed, else a flat buffer
-            shape = (batch, length) if stride == length and batch > 0 and length > 0 else \
-                (max(stride * (batch - 1) + length, 1),)
+            shape = (
+                (batch, length)
+                if stride == length and batch > 0 and length > 0
+                else (max(stride * (batch - 1) + length, 1),)
+            )
             t = rng.randn(shape, dtype)
             return B.nan_fill(t) if nan else t
 
         return {
             **_scalars(case, "trans", "m", "n", "alpha", "beta", "batchCount"),
-            "lda": lda, "strideA": stride_a, "incx": 1, "stridex": stride_x, "incy": 1, "stridey": stride_y,
+            "lda": lda,
+            "strideA": stride_a,
+            "incx": 1,
+            "stridex": stride_x,
+            "incy": 1,
+            "stridey": stride_y,
             "A": B.strided_batch_buffer(rng, batch, m, n, lda, stride_a, dtype, nan=case.get("nan_A", False)),
             "x": vectors(stride_x, len_x, case.get("nan_A", False)),
             "y": vectors(stride_y, len_y, case.get("nan_y", False)),
@@ -268,7 +291,8 @@ def _batched_inputs(dtype: str) -> Callable[[dict, Rng], Inputs]:
         len_x, len_y = _gemv_lengths(case)
         lda = case.get("lda", max(1, m))
         return {
-            **_scalars(case, "trans", "m", "n", "alpha", "beta", "incx", "incy", "batchCount"), "lda": lda,
+            **_scalars(case, "trans", "m", "n", "alpha", "beta", "incx", "incy", "batchCount"),
+            "lda": lda,
             "Aarray": [_matrix(rng, lda, n, dtype, rows=m) for _ in range(batch)],
             "xarray": [_vec(rng, len_x, case["incx"], dtype) for _ in range(batch)],
             "yarray": [_vec(rng, len_y, case["incy"], dtype, case.get("nan_y", False)) for _ in range(batch)],
@@ -306,10 +330,24 @@ def _gemv_reduce(case: dict) -> int:
 
 
 GEMV_PARAMS = ("trans", "m", "n", "alpha", "A", "lda", "x", "incx", "beta", "y", "incy")
-STRIDED_PARAMS = ("trans", "m", "n", "alpha", "A", "lda", "strideA", "x", "incx", "stridex", "beta", "y", "incy",
-                  "stridey", "batchCount")
-BATCHED_PARAMS = ("trans", "m", "n", "alpha", "Aarray", "lda", "xarray", "incx", "beta", "yarray", "incy",
-                  "batchCount")
+STRIDED_PARAMS = (
+    "trans",
+    "m",
+    "n",
+    "alpha",
+    "A",
+    "lda",
+    "strideA",
+    "x",
+    "incx",
+    "stridex",
+    "beta",
+    "y",
+    "incy",
+    "stridey",
+    "batchCount",
+)
+BATCHED_PARAMS = ("trans", "m", "n", "alpha", "Aarray", "lda", "xarray", "incx", "beta", "yarray", "incy", "batchCount")
 GEMV_DESCRIPTION = "y = alpha*op(A)*x + beta*y with A an m x n column-major matrix (lda), op by trans"
 
 GEMV_SMOKE = [
@@ -333,39 +371,69 @@ def _complex_cases(cases: list[dict], dtype: str) -> list[dict]:
     """Edge/smoke scalars as complex for complex routines (alpha and beta are Python complex there)."""
     if not dtype.startswith("complex"):
         return cases
-    return [{**c, "alpha": complex(c["alpha"], 0.25 if c["alpha"] != 0 else 0.0), "beta": complex(c["beta"])}
-            for c in cases]
+    return [
+        {**c, "alpha": complex(c["alpha"], 0.25 if c["alpha"] != 0 else 0.0), "beta": complex(c["beta"])} for c in cases
+    ]
 
 
 def _gemv_spec(name: str, dtype: str, full: list[dict]) -> OperatorSpec:
     return B.blas_spec(
-        name=name, category="blas2", params=GEMV_PARAMS, outputs=("y",), reference_impl=globals()[name],
+        name=name,
+        category="blas2",
+        params=GEMV_PARAMS,
+        outputs=("y",),
+        reference_impl=globals()[name],
         description=f"BLAS gemv ({dtype}): {GEMV_DESCRIPTION}; y (length m for 'N', n otherwise, increment incy) "
         "is written in place.",
-        cases={"smoke": _complex_cases(GEMV_SMOKE, dtype), "full": full, "edge": _complex_cases(GEMV_EDGE, dtype),
-               "perf": _complex_cases(GEMV_PERF, dtype)},
-        make_inputs=_gemv_inputs(dtype), written=_y_written, reduce_dim=_gemv_reduce, cost_model=_gemv_cost(dtype),
+        cases={
+            "smoke": _complex_cases(GEMV_SMOKE, dtype),
+            "full": full,
+            "edge": _complex_cases(GEMV_EDGE, dtype),
+            "perf": _complex_cases(GEMV_PERF, dtype),
+        },
+        make_inputs=_gemv_inputs(dtype),
+        written=_y_written,
+        reduce_dim=_gemv_reduce,
+        cost_model=_gemv_cost(dtype),
         vendor=vendor_for(name),
     )
 
 
 STRIDED_GRID_MN = [(1, 1), (16, 16), (32, 64), (64, 32), (128, 64), (256, 128), (17, 33), (128, 128), (256, 256)]
 REAL_STRIDED_AB = [(1.0, 0.0), (0.0, 1.0), (0.5, 0.5), (-1.0, 1.0), (2.0, -0.5), (0.001, 0.999)]
-COMPLEX_STRIDED_AB = [(1 + 0j, 0j), (0j, 1 + 0j), (1 + 0.5j, 0j), (0.5 + 0.3j, 0.5 - 0.2j), (-1 + 0j, 1 + 0j),
-                      (0.001 + 0.001j, 0.999 - 0.999j)]
+COMPLEX_STRIDED_AB = [
+    (1 + 0j, 0j),
+    (0j, 1 + 0j),
+    (1 + 0.5j, 0j),
+    (0.5 + 0.3j, 0.5 - 0.2j),
+    (-1 + 0j, 1 + 0j),
+    (0.001 + 0.001j, 0.999 - 0.999j),
+]
 
 
 def _mn_ab(mn: list[tuple[int, int]], ab: list[tuple], **axes) -> list[dict]:
-    return [{"m": m, "n": n, "alpha": a, "beta": b, **rest}
-            for (m, n) in mn for (a, b) in ab for rest in product(**axes)]
+    return [
+        {"m": m, "n": n, "alpha": a, "beta": b, **rest} for (m, n) in mn for (a, b) in ab for rest in product(**axes)
+    ]
 
 
 def _strided_spec(name: str, dtype: str) -> OperatorSpec:
     ab = COMPLEX_STRIDED_AB if dtype.startswith("complex") else REAL_STRIDED_AB
     smoke = [{**c, "batchCount": 3, "incx": 1, "incy": 1} for c in GEMV_SMOKE]
     edge = [
-        {"trans": "N", "m": 9, "n": 7, "alpha": 0.5, "beta": 0.0, "batchCount": 3, "lda": 12, "strideA": 100,
-         "stridex": 9, "stridey": 13, "nan_y": True},
+        {
+            "trans": "N",
+            "m": 9,
+            "n": 7,
+            "alpha": 0.5,
+            "beta": 0.0,
+            "batchCount": 3,
+            "lda": 12,
+            "strideA": 100,
+            "stridex": 9,
+            "stridey": 13,
+            "nan_y": True,
+        },
         {"trans": "T", "m": 8, "n": 6, "alpha": 1.5, "beta": 0.5, "batchCount": 4, "strideA": 0},
         {"trans": "N", "m": 7, "n": 5, "alpha": 0.0, "beta": 2.0, "batchCount": 2, "nan_A": True},
         {"trans": "N", "m": 7, "n": 5, "alpha": 1.0, "beta": 1.0, "batchCount": 0},
@@ -374,47 +442,116 @@ def _strided_spec(name: str, dtype: str) -> OperatorSpec:
     for c in smoke:
         c.pop("incx"), c.pop("incy")
     return B.blas_spec(
-        name=name, category="blas2", params=STRIDED_PARAMS, outputs=("y",), reference_impl=globals()[name],
+        name=name,
+        category="blas2",
+        params=STRIDED_PARAMS,
+        outputs=("y",),
+        reference_impl=globals()[name],
         description=f"BLAS gemvStridedBatched ({dtype}): for b < batchCount, {GEMV_DESCRIPTION}, with A, x, y of "
         "problem b starting b*strideA, b*stridex, b*stridey elements into their buffers; y written in place.",
-        cases={"smoke": _complex_cases(smoke, dtype),
-               "full": _mn_ab(STRIDED_GRID_MN, ab, trans=["N", "T"], batchCount=[1, 2, 4, 8]),
-               "edge": _complex_cases(edge, dtype), "perf": _complex_cases(perf, dtype)},
-        make_inputs=_strided_inputs(dtype), written=_y_written, reduce_dim=_gemv_reduce,
-        cost_model=_gemv_cost(dtype), vendor=vendor_for(name),
+        cases={
+            "smoke": _complex_cases(smoke, dtype),
+            "full": _mn_ab(STRIDED_GRID_MN, ab, trans=["N", "T"], batchCount=[1, 2, 4, 8]),
+            "edge": _complex_cases(edge, dtype),
+            "perf": _complex_cases(perf, dtype),
+        },
+        make_inputs=_strided_inputs(dtype),
+        written=_y_written,
+        reduce_dim=_gemv_reduce,
+        cost_model=_gemv_cost(dtype),
+        vendor=vendor_for(name),
     )
 
 
 def _batched_spec(name: str, dtype: str, full: list[dict]) -> OperatorSpec:
     smoke = [{**c, "batchCount": 3} for c in GEMV_SMOKE]
     edge = [
-        {"trans": "T", "m": 9, "n": 6, "alpha": 0.5, "beta": 0.0, "incx": -1, "incy": 2, "batchCount": 3,
-         "lda": 11, "nan_y": True},
+        {
+            "trans": "T",
+            "m": 9,
+            "n": 6,
+            "alpha": 0.5,
+            "beta": 0.0,
+            "incx": -1,
+            "incy": 2,
+            "batchCount": 3,
+            "lda": 11,
+            "nan_y": True,
+        },
         {"trans": "N", "m": 5, "n": 8, "alpha": 1.0, "beta": 1.0, "incx": 1, "incy": 1, "batchCount": 0},
     ]
-    perf = [{"trans": t, "m": 4096, "n": 128, "alpha": 1.0, "beta": 0.0, "incx": 1, "incy": 1, "batchCount": 64}
-            for t in ("N", "T")]
+    perf = [
+        {"trans": t, "m": 4096, "n": 128, "alpha": 1.0, "beta": 0.0, "incx": 1, "incy": 1, "batchCount": 64}
+        for t in ("N", "T")
+    ]
     return B.blas_spec(
-        name=name, category="blas2", params=BATCHED_PARAMS, outputs=("yarray",), reference_impl=globals()[name],
+        name=name,
+        category="blas2",
+        params=BATCHED_PARAMS,
+        outputs=("yarray",),
+        reference_impl=globals()[name],
         description=f"BLAS gemvBatched ({dtype}): for b < batchCount, {GEMV_DESCRIPTION}, on the b-th tensors "
         "of the lists Aarray, xarray, yarray (Python lists of tensors: upstream's device pointer arrays); "
         "each yarray[b] is written in place.",
-        cases={"smoke": _complex_cases(smoke, dtype), "full": full, "edge": _complex_cases(edge, dtype),
-               "perf": _complex_cases(perf, dtype)},
-        make_inputs=_batched_inputs(dtype), written=_y_written, reduce_dim=_gemv_reduce,
-        cost_model=_gemv_cost(dtype), vendor=vendor_for(name),
+        cases={
+            "smoke": _complex_cases(smoke, dtype),
+            "full": full,
+            "edge": _complex_cases(edge, dtype),
+            "perf": _complex_cases(perf, dtype),
+        },
+        make_inputs=_batched_inputs(dtype),
+        written=_y_written,
+        reduce_dim=_gemv_reduce,
+        cost_model=_gemv_cost(dtype),
+        vendor=vendor_for(name),
     )
 
 
-SMALL_BATCHED_GRID = _mn_ab([(16, 16), (64, 128), (128, 256), (256, 256), (17, 33)],
-                            [(1.0, 0.0), (0.5, 0.5), (-1.0, 1.0)], trans=["N", "T"], batchCount=[1, 2, 4],
-                            incx=[1], incy=[1])
+SMALL_BATCHED_GRID = _mn_ab(
+    [(16, 16), (64, 128), (128, 256), (256, 256), (17, 33)],
+    [(1.0, 0.0), (0.5, 0.5), (-1.0, 1.0)],
+    trans=["N", "T"],
+    batchCount=[1, 2, 4],
+    incx=[1],
+    incy=[1],
+)
 SGEMV_BATCHED_GRID = _mn_ab(
-    [(1, 1), (1, 32), (32, 1), (16, 16), (32, 64), (64, 128), (128, 64), (128, 128), (128, 256), (256, 128),
-     (256, 256), (17, 33), (33, 17), (71, 497), (497, 71), (1024, 4096), (4096, 1024), (5333, 5333)],
-    [(1.0, 0.0), (0.0, 1.0), (0.5, 0.5), (-1.0, 1.0), (1.0, 0.5), (0.001, 0.999), (-0.999, -1.0), (100.001, 0.0),
-     (0.5, -0.5)],
-    trans=["N", "T"], batchCount=[1, 2, 4, 8], incx=[1, 2, 3], incy=[1, 2, 3])
+    [
+        (1, 1),
+        (1, 32),
+        (32, 1),
+        (16, 16),
+        (32, 64),
+        (64, 128),
+        (128, 64),
+        (128, 128),
+        (128, 256),
+        (256, 128),
+        (256, 256),
+        (17, 33),
+        (33, 17),
+        (71, 497),
+        (497, 71),
+        (1024, 4096),
+        (4096, 1024),
+        (5333, 5333),
+    ],
+    [
+        (1.0, 0.0),
+        (0.0, 1.0),
+        (0.5, 0.5),
+        (-1.0, 1.0),
+        (1.0, 0.5),
+        (0.001, 0.999),
+        (-0.999, -1.0),
+        (100.001, 0.0),
+        (0.5, -0.5),
+    ],
+    trans=["N", "T"],
+    batchCount=[1, 2, 4, 8],
+    incx=[1, 2, 3],
+    incy=[1, 2, 3],
+)
 
 
 # ---------------------------------------------------------------------------- ger / syr2 / symv / sbmv
@@ -425,7 +562,8 @@ def _ger_inputs(dtype: str) -> Callable[[dict, Rng], Inputs]:
         m, n = case["m"], case["n"]
         lda = case.get("lda", max(1, m))
         return {
-            **_scalars(case, "m", "n", "alpha", "incx", "incy"), "lda": lda,
+            **_scalars(case, "m", "n", "alpha", "incx", "incy"),
+            "lda": lda,
             "x": _vec(rng, m, case["incx"], dtype, case.get("nan_x", False)),
             "y": _vec(rng, n, case["incy"], dtype, case.get("nan_x", False)),
             "A": _matrix(rng, lda, n, dtype),
@@ -449,13 +587,19 @@ def _ger_cost(dtype: str) -> Callable[[dict, Inputs], Cost]:
     return cost
 
 
-GER_SMOKE = [{"m": 13, "n": 9, "alpha": 0.75, "incx": 1, "incy": 1},
-             {"m": 7, "n": 12, "alpha": -1.5, "incx": 2, "incy": 3}]
-GER_EDGE = [{"m": 9, "n": 6, "alpha": 0.5, "incx": -1, "incy": -2, "lda": 12},
-            {"m": 8, "n": 5, "alpha": 0.0, "incx": 1, "incy": 1, "nan_x": True},
-            {"m": 0, "n": 5, "alpha": 1.0, "incx": 1, "incy": 1}]
-GER_PERF = [{"m": 4096, "n": 4096, "alpha": 1.0, "incx": 1, "incy": 1},
-            {"m": 14336, "n": 4096, "alpha": 0.5, "incx": 1, "incy": 1}]
+GER_SMOKE = [
+    {"m": 13, "n": 9, "alpha": 0.75, "incx": 1, "incy": 1},
+    {"m": 7, "n": 12, "alpha": -1.5, "incx": 2, "incy": 3},
+]
+GER_EDGE = [
+    {"m": 9, "n": 6, "alpha": 0.5, "incx": -1, "incy": -2, "lda": 12},
+    {"m": 8, "n": 5, "alpha": 0.0, "incx": 1, "incy": 1, "nan_x": True},
+    {"m": 0, "n": 5, "alpha": 1.0, "incx": 1, "incy": 1},
+]
+GER_PERF = [
+    {"m": 4096, "n": 4096, "alpha": 1.0, "incx": 1, "incy": 1},
+    {"m": 14336, "n": 4096, "alpha": 0.5, "incx": 1, "incy": 1},
+]
 
 
 def _ger_spec(name: str, dtype: str, full: list[dict], conj: bool) -> OperatorSpec:
@@ -466,26 +610,38 @@ def _ger_spec(name: str, dtype: str, full: list[dict], conj: bool) -> OperatorSp
 
     yform = "conj(y)^T" if conj else "y^T"
     return B.blas_spec(
-        name=name, category="blas2", params=("m", "n", "alpha", "x", "incx", "y", "incy", "A", "lda"),
-        outputs=("A",), reference_impl=globals()[name],
+        name=name,
+        category="blas2",
+        params=("m", "n", "alpha", "x", "incx", "y", "incy", "A", "lda"),
+        outputs=("A",),
+        reference_impl=globals()[name],
         description=f"BLAS rank-1 update ({dtype}): A = alpha*x*{yform} + A, A an m x n column-major matrix "
         "(lda) updated in place; alpha == 0 leaves A unchanged.",
         cases={"smoke": cplx(GER_SMOKE), "full": full, "edge": cplx(GER_EDGE), "perf": cplx(GER_PERF)},
-        make_inputs=_ger_inputs(dtype), written=_ger_written, cost_model=_ger_cost(dtype), vendor=vendor_for(name),
+        make_inputs=_ger_inputs(dtype),
+        written=_ger_written,
+        cost_model=_ger_cost(dtype),
+        vendor=vendor_for(name),
     )
 
 
 def _square_ger_grid(alphas: list) -> list[dict]:
-    return [{"m": n, "n": n, "alpha": a, "incx": i, "incy": i}
-            for n in [1, 32, 71, 1024, 4096, 5333] for a in alphas for i in (1, 2)]
+    return [
+        {"m": n, "n": n, "alpha": a, "incx": i, "incy": i}
+        for n in [1, 32, 71, 1024, 4096, 5333]
+        for a in alphas
+        for i in (1, 2)
+    ]
 
 
 def _syr2_inputs(case: dict, rng: Rng) -> Inputs:
     n = case["n"]
     lda = case.get("lda", max(1, n))
     return {
-        **_scalars(case, "uplo", "n", "alpha", "incx", "incy"), "lda": lda,
-        "x": _vec(rng, n, case["incx"], "float64"), "y": _vec(rng, n, case["incy"], "float64"),
+        **_scalars(case, "uplo", "n", "alpha", "incx", "incy"),
+        "lda": lda,
+        "x": _vec(rng, n, case["incx"], "float64"),
+        "y": _vec(rng, n, case["incy"], "float64"),
         "A": _matrix(rng, lda, n, "float64"),
     }
 
@@ -503,14 +659,17 @@ def _symv_inputs(case: dict, rng: Rng) -> Inputs:
     a = _matrix(rng, lda, n, "complex64")
     if case.get("garbage") == "nan":  # the triangle BLAS must not read
         view = B.matrix_view(a, n, n, lda)
-        view.masked_fill_(B.triangle_mask(n, "L" if case["uplo"] == "U" else "U", a.device, strict=True),
-                          float("nan"))
+        view.masked_fill_(B.triangle_mask(n, "L" if case["uplo"] == "U" else "U", a.device, strict=True), float("nan"))
     else:  # upstream: a symmetric matrix, A = (M + M^T)/2
         view = B.matrix_view(a, n, n, lda)
         view.copy_(0.5 * (view + view.transpose(0, 1)))
-    return {**_scalars(case, "uplo", "n", "alpha", "beta", "incx", "incy"), "lda": lda, "A": a,
-            "x": _vec(rng, n, case["incx"], "complex64"),
-            "y": _vec(rng, n, case["incy"], "complex64", case.get("nan_y", False))}
+    return {
+        **_scalars(case, "uplo", "n", "alpha", "beta", "incx", "incy"),
+        "lda": lda,
+        "A": a,
+        "x": _vec(rng, n, case["incx"], "complex64"),
+        "y": _vec(rng, n, case["incy"], "complex64", case.get("nan_y", False)),
+    }
 
 
 def _square_y_written(inputs: Inputs, name: str, index: int | None, ref: torch.Tensor) -> torch.Tensor:
@@ -531,11 +690,16 @@ def _sbmv_inputs(case: dict, rng: Rng) -> Inputs:
         if case["uplo"] == "U":
             unused[k - d, :d] = True
         else:
-            unused[d, n - d:] = True
-    unused[k + 1:, :] = True
+            unused[d, n - d :] = True
+    unused[k + 1 :, :] = True
     view.masked_fill_(unused.to(band.device), float("nan") if case.get("garbage") == "nan" else 0.0)
-    return {**_scalars(case, "uplo", "n", "k", "alpha", "beta", "incx", "incy"), "lda": lda, "A": band,
-            "x": _vec(rng, n, case["incx"], "float64"), "y": _vec(rng, n, case["incy"], "float64")}
+    return {
+        **_scalars(case, "uplo", "n", "k", "alpha", "beta", "incx", "incy"),
+        "lda": lda,
+        "A": band,
+        "x": _vec(rng, n, case["incx"], "float64"),
+        "y": _vec(rng, n, case["incy"], "float64"),
+    }
 
 
 def _tbmv_inputs(case: dict, rng: Rng) -> Inputs:
@@ -544,13 +708,27 @@ def _tbmv_inputs(case: dict, rng: Rng) -> Inputs:
     if case["diag"] == "U":  # the unit diagonal is not read: upstream sets 1, the edge tier NaN
         row = case["k"] if case["uplo"] == "U" else 0
         B.matrix_view(band, case.get("lda", case["k"] + 1), case["n"], case.get("lda", case["k"] + 1))[row].fill_(
-            float("nan") if case.get("garbage") == "nan" else 1.0)
-    return {**_scalars(case, "uplo", "trans", "diag", "n", "k", "incx"), "lda": inputs["lda"], "A": band,
-            "x": _vec(rng, case["n"], case["incx"], "float32")}
+            float("nan") if case.get("garbage") == "nan" else 1.0
+        )
+    return {
+        **_scalars(case, "uplo", "trans", "diag", "n", "k", "incx"),
+        "lda": inputs["lda"],
+        "A": band,
+        "x": _vec(rng, case["n"], case["incx"], "float32"),
+    }
 
 
-def well_conditioned_triangular(rng: Rng, n: int, lda: int, uplo: str, diag: str, dtype: str,
-                                garbage: str | None, *, offset_scale: float | None = None) -> torch.Tensor:
+def well_conditioned_triangular(
+    rng: Rng,
+    n: int,
+    lda: int,
+    uplo: str,
+    diag: str,
+    dtype: str,
+    garbage: str | None,
+    *,
+    offset_scale: float | None = None,
+) -> torch.Tensor:
     """A column-major lda x n buffer whose `uplo` triangle is diagonally dominant (off-diagonal entries
     ~ N(0, 1)/n, diagonal 1.5..2.5 with random sign), so triangular solves are well conditioned; the other
     triangle holds random values (or NaN, as does the diagonal when diag='U', for garbage='nan')."""
@@ -574,9 +752,12 @@ def well_conditioned_triangular(rng: Rng, n: int, lda: int, uplo: str, diag: str
 def _trsv_inputs(case: dict, rng: Rng) -> Inputs:
     n = case["n"]
     lda = case.get("lda", max(1, n))
-    return {**_scalars(case, "uplo", "trans", "diag", "n", "incx"), "lda": lda,
-            "A": well_conditioned_triangular(rng, n, lda, case["uplo"], case["diag"], "float32", case.get("garbage")),
-            "x": _vec(rng, n, case["incx"], "float32")}
+    return {
+        **_scalars(case, "uplo", "trans", "diag", "n", "incx"),
+        "lda": lda,
+        "A": well_conditioned_triangular(rng, n, lda, case["uplo"], case["diag"], "float32", case.get("garbage")),
+        "x": _vec(rng, n, case["incx"], "float32"),
+    }
 
 
 def _x_written(inputs: Inputs, name: str, index: int | None, ref: torch.Tensor) -> torch.Tensor:
@@ -595,8 +776,15 @@ def _trsv_compare(out, ref, case: dict, inputs: Inputs) -> Comparison:
     if not untouched.passed or n <= 0:
         return untouched
     matrix = triangular_operator(inputs["A"], inputs["lda"], n, inputs["uplo"], inputs["trans"], inputs["diag"])
-    return B.residual_check(B.read_vector(out, n, incx)[:, None], B.read_vector(ref, n, incx)[:, None], matrix,
-                            left=True, n=n, dtype=out.dtype, what="x")
+    return B.residual_check(
+        B.read_vector(out, n, incx)[:, None],
+        B.read_vector(ref, n, incx)[:, None],
+        matrix,
+        left=True,
+        n=n,
+        dtype=out.dtype,
+        what="x",
+    )
 
 
 def _trsv_cost(case: dict, inputs: Inputs) -> Cost:
@@ -610,132 +798,261 @@ def _tbmv_cost(case: dict, inputs: Inputs) -> Cost:
 
 
 SPECS: list[OperatorSpec] = [
-    _gemv_spec("cublasCgemv_v2", "complex64", [
-        {**c, "alpha": complex(c["alpha"]), "beta": complex(c["beta"])}
-        for c in product(m=[1, 16, 64, 128], n=[1, 16, 64, 128], trans=["N", "T", "C"], alpha=[1.0, 0.0, -0.5 + 0.5j],
-                         beta=[1.0, 0.0], incx=[1, 2], incy=[1, 2])]),
-    _gemv_spec("cublasDgemv_v2", "float64", _mn_ab(
-        [(16, 16), (64, 128), (128, 256), (256, 256), (17, 33)], [(1.0, 0.0), (0.5, 0.5), (-1.0, 1.0)],
-        trans=["N", "T"], incx=[1], incy=[1])),
+    _gemv_spec(
+        "cublasCgemv_v2",
+        "complex64",
+        [
+            {**c, "alpha": complex(c["alpha"]), "beta": complex(c["beta"])}
+            for c in product(
+                m=[1, 16, 64, 128],
+                n=[1, 16, 64, 128],
+                trans=["N", "T", "C"],
+                alpha=[1.0, 0.0, -0.5 + 0.5j],
+                beta=[1.0, 0.0],
+                incx=[1, 2],
+                incy=[1, 2],
+            )
+        ],
+    ),
+    _gemv_spec(
+        "cublasDgemv_v2",
+        "float64",
+        _mn_ab(
+            [(16, 16), (64, 128), (128, 256), (256, 256), (17, 33)],
+            [(1.0, 0.0), (0.5, 0.5), (-1.0, 1.0)],
+            trans=["N", "T"],
+            incx=[1],
+            incy=[1],
+        ),
+    ),
     _strided_spec("cublasCgemvStridedBatched", "complex64"),
     _strided_spec("cublasDgemvStridedBatched", "float64"),
     _strided_spec("cublasSgemvStridedBatched", "float32"),
     _strided_spec("cublasZgemvStridedBatched", "complex128"),
     _batched_spec("cublasDgemvBatched", "float64", SMALL_BATCHED_GRID),
     _batched_spec("cublasSgemvBatched", "float32", SGEMV_BATCHED_GRID),
-    _batched_spec("cublasZgemvBatched", "complex128",
-                  [{**c, "alpha": complex(c["alpha"]), "beta": complex(c["beta"])} for c in SMALL_BATCHED_GRID]),
-    _batched_spec("cublasCgemvBatched_64", "complex64",
-                  [{**c, "alpha": complex(c["alpha"]), "beta": complex(c["beta"])} for c in SMALL_BATCHED_GRID]),
-    _ger_spec("cublasSger_v2", "float32", product(
-        m=[1, 32, 71, 160, 497, 1024, 4096, 5333], n=[1, 17, 32, 33, 71, 160, 497, 1024, 4096, 4113, 5333],
-        alpha=[1.0, 0.0, 0.001, -0.999, 100.001, -111.999, 0.5, -0.5, -1.0], incx=[1, 2, 3], incy=[1, 2, 3]), False),
-    _ger_spec("cublasCgeru_v2", "complex64", _square_ger_grid([1.0 + 0j, 0j, -0.999 + 0j, 0.5 + 0j, 100.001 + 0j]),
-              False),
-    _ger_spec("cublasZgerc_v2", "complex128", _square_ger_grid([1.0 + 0j, 0j, -0.999 + 0j, 0.5 + 0j, 100.001 + 0j]),
-              True),
+    _batched_spec(
+        "cublasZgemvBatched",
+        "complex128",
+        [{**c, "alpha": complex(c["alpha"]), "beta": complex(c["beta"])} for c in SMALL_BATCHED_GRID],
+    ),
+    _batched_spec(
+        "cublasCgemvBatched_64",
+        "complex64",
+        [{**c, "alpha": complex(c["alpha"]), "beta": complex(c["beta"])} for c in SMALL_BATCHED_GRID],
+    ),
+    _ger_spec(
+        "cublasSger_v2",
+        "float32",
+        product(
+            m=[1, 32, 71, 160, 497, 1024, 4096, 5333],
+            n=[1, 17, 32, 33, 71, 160, 497, 1024, 4096, 4113, 5333],
+            alpha=[1.0, 0.0, 0.001, -0.999, 100.001, -111.999, 0.5, -0.5, -1.0],
+            incx=[1, 2, 3],
+            incy=[1, 2, 3],
+        ),
+        False,
+    ),
+    _ger_spec(
+        "cublasCgeru_v2", "complex64", _square_ger_grid([1.0 + 0j, 0j, -0.999 + 0j, 0.5 + 0j, 100.001 + 0j]), False
+    ),
+    _ger_spec(
+        "cublasZgerc_v2", "complex128", _square_ger_grid([1.0 + 0j, 0j, -0.999 + 0j, 0.5 + 0j, 100.001 + 0j]), True
+    ),
     B.blas_spec(
-        name="cublasDsyr2_v2", category="blas2", params=("uplo", "n", "alpha", "x", "incx", "y", "incy", "A", "lda"),
-        outputs=("A",), reference_impl=cublasDsyr2_v2,
+        name="cublasDsyr2_v2",
+        category="blas2",
+        params=("uplo", "n", "alpha", "x", "incx", "y", "incy", "A", "lda"),
+        outputs=("A",),
+        reference_impl=cublasDsyr2_v2,
         description="BLAS symmetric rank-2 update (float64): A = alpha*(x*y^T + y*x^T) + A on the `uplo` triangle "
         "of the n x n column-major A (lda) only; the other triangle is neither read nor written.",
         cases={
-            "smoke": [{"uplo": "U", "n": 13, "alpha": 0.75, "incx": 1, "incy": 1},
-                      {"uplo": "L", "n": 9, "alpha": -1.5, "incx": 2, "incy": 2}],
-            "full": [{"uplo": "U", "n": n, "alpha": a, "incx": i, "incy": i}
-                     for n in [1, 32, 71, 1024, 4096, 5333] for a in [1.0, 0.0, -0.999, 0.5, 100.001] for i in (1, 2)],
-            "edge": [{"uplo": "L", "n": 11, "alpha": 0.5, "incx": -1, "incy": 2, "lda": 14},
-                     {"uplo": "U", "n": 0, "alpha": 1.0, "incx": 1, "incy": 1}],
+            "smoke": [
+                {"uplo": "U", "n": 13, "alpha": 0.75, "incx": 1, "incy": 1},
+                {"uplo": "L", "n": 9, "alpha": -1.5, "incx": 2, "incy": 2},
+            ],
+            "full": [
+                {"uplo": "U", "n": n, "alpha": a, "incx": i, "incy": i}
+                for n in [1, 32, 71, 1024, 4096, 5333]
+                for a in [1.0, 0.0, -0.999, 0.5, 100.001]
+                for i in (1, 2)
+            ],
+            "edge": [
+                {"uplo": "L", "n": 11, "alpha": 0.5, "incx": -1, "incy": 2, "lda": 14},
+                {"uplo": "U", "n": 0, "alpha": 1.0, "incx": 1, "incy": 1},
+            ],
             "perf": [{"uplo": u, "n": 8192, "alpha": 0.5, "incx": 1, "incy": 1} for u in ("U", "L")],
         },
-        make_inputs=_syr2_inputs, written=_syr2_written,
+        make_inputs=_syr2_inputs,
+        written=_syr2_written,
         cost_model=lambda case, inputs: B.cost(2.0 * case["n"] ** 2, case["n"] ** 2 + 2 * case["n"], "float64"),
         vendor=vendor_for("cublasDsyr2_v2"),
     ),
     B.blas_spec(
-        name="cublasCsymv_v2", category="blas2", params=("uplo", "n", "alpha", "A", "lda", "x", "incx", "beta", "y",
-                                                         "incy"),
-        outputs=("y",), reference_impl=cublasCsymv_v2,
+        name="cublasCsymv_v2",
+        category="blas2",
+        params=("uplo", "n", "alpha", "A", "lda", "x", "incx", "beta", "y", "incy"),
+        outputs=("y",),
+        reference_impl=cublasCsymv_v2,
         description="BLAS symmetric matrix-vector product (complex64, symmetric, not Hermitian): y = alpha*A*x + "
         "beta*y, where A is n x n column-major (lda) and only its `uplo` triangle is read; y written in place.",
         cases={
-            "smoke": [{"uplo": "L", "n": 13, "alpha": 0.75 + 0.25j, "beta": 0.5 + 0j, "incx": 1, "incy": 1},
-                      {"uplo": "U", "n": 9, "alpha": -1.5 + 0j, "beta": 0j, "incx": 2, "incy": 1}],
-            "full": [{"uplo": "L", "n": n, "alpha": complex(a), "beta": 0.5 + 0j, "incx": i, "incy": 1}
-                     for n in [1, 32, 71, 1024, 4096, 5333] for a in [1.0, 0.0, -0.999, 0.5, 100.001] for i in (1, 2)],
-            "edge": [{"uplo": "U", "n": 11, "alpha": 0.5 + 0.5j, "beta": 0.5 + 0j, "incx": -1, "incy": 2, "lda": 14,
-                      "garbage": "nan"},
-                     {"uplo": "L", "n": 10, "alpha": 1.0 + 0j, "beta": 0j, "incx": 1, "incy": 1, "nan_y": True,
-                      "garbage": "nan"},
-                     {"uplo": "L", "n": 0, "alpha": 1.0 + 0j, "beta": 0.5 + 0j, "incx": 1, "incy": 1}],
+            "smoke": [
+                {"uplo": "L", "n": 13, "alpha": 0.75 + 0.25j, "beta": 0.5 + 0j, "incx": 1, "incy": 1},
+                {"uplo": "U", "n": 9, "alpha": -1.5 + 0j, "beta": 0j, "incx": 2, "incy": 1},
+            ],
+            "full": [
+                {"uplo": "L", "n": n, "alpha": complex(a), "beta": 0.5 + 0j, "incx": i, "incy": 1}
+                for n in [1, 32, 71, 1024, 4096, 5333]
+                for a in [1.0, 0.0, -0.999, 0.5, 100.001]
+                for i in (1, 2)
+            ],
+            "edge": [
+                {
+                    "uplo": "U",
+                    "n": 11,
+                    "alpha": 0.5 + 0.5j,
+                    "beta": 0.5 + 0j,
+                    "incx": -1,
+                    "incy": 2,
+                    "lda": 14,
+                    "garbage": "nan",
+                },
+                {
+                    "uplo": "L",
+                    "n": 10,
+                    "alpha": 1.0 + 0j,
+                    "beta": 0j,
+                    "incx": 1,
+                    "incy": 1,
+                    "nan_y": True,
+                    "garbage": "nan",
+                },
+                {"uplo": "L", "n": 0, "alpha": 1.0 + 0j, "beta": 0.5 + 0j, "incx": 1, "incy": 1},
+            ],
             "perf": [{"uplo": "L", "n": 8192, "alpha": 1.0 + 0j, "beta": 0j, "incx": 1, "incy": 1}],
         },
-        make_inputs=_symv_inputs, written=_square_y_written, reduce_dim=lambda case: max(1, case["n"]),
+        make_inputs=_symv_inputs,
+        written=_square_y_written,
+        reduce_dim=lambda case: max(1, case["n"]),
         cost_model=lambda case, inputs: B.cost(2.0 * case["n"] ** 2, case["n"] ** 2 / 2 + 3 * case["n"], "complex64"),
         vendor=vendor_for("cublasCsymv_v2"),
     ),
     B.blas_spec(
-        name="cublasDsbmv_v2", category="blas2",
+        name="cublasDsbmv_v2",
+        category="blas2",
         params=("uplo", "n", "k", "alpha", "A", "lda", "x", "incx", "beta", "y", "incy"),
-        outputs=("y",), reference_impl=cublasDsbmv_v2,
+        outputs=("y",),
+        reference_impl=cublasDsbmv_v2,
         description="BLAS symmetric band matrix-vector product (float64): y = alpha*A*x + beta*y, A n x n "
         "symmetric with k super-diagonals in band storage (column-major lda >= k+1 rows; upper: A(i,j) at row "
         "k+i-j of column j, lower: at row i-j); y written in place.",
         cases={
-            "smoke": [{"uplo": "U", "n": 13, "k": 2, "alpha": 0.75, "beta": -0.75, "incx": 1, "incy": 1},
-                      {"uplo": "L", "n": 9, "k": 3, "alpha": -1.5, "beta": 0.5, "incx": 2, "incy": 2}],
-            "full": [{"uplo": "U", "n": n, "k": 2, "alpha": a, "beta": -0.75, "incx": i, "incy": i}
-                     for n in [1, 32, 71, 1024, 4096, 5333] for a in [1.0, 0.0, -0.999, 0.5, 100.001] for i in (1, 2)],
-            "edge": [{"uplo": "L", "n": 12, "k": 3, "alpha": 0.5, "beta": 0.5, "incx": -1, "incy": 2, "lda": 6,
-                      "garbage": "nan"},
-                     {"uplo": "U", "n": 10, "k": 4, "alpha": 1.0, "beta": 0.5, "incx": 1, "incy": -1,
-                      "garbage": "nan"},
-                     {"uplo": "U", "n": 0, "k": 2, "alpha": 1.0, "beta": 0.5, "incx": 1, "incy": 1}],
+            "smoke": [
+                {"uplo": "U", "n": 13, "k": 2, "alpha": 0.75, "beta": -0.75, "incx": 1, "incy": 1},
+                {"uplo": "L", "n": 9, "k": 3, "alpha": -1.5, "beta": 0.5, "incx": 2, "incy": 2},
+            ],
+            "full": [
+                {"uplo": "U", "n": n, "k": 2, "alpha": a, "beta": -0.75, "incx": i, "incy": i}
+                for n in [1, 32, 71, 1024, 4096, 5333]
+                for a in [1.0, 0.0, -0.999, 0.5, 100.001]
+                for i in (1, 2)
+            ],
+            "edge": [
+                {
+                    "uplo": "L",
+                    "n": 12,
+                    "k": 3,
+                    "alpha": 0.5,
+                    "beta": 0.5,
+                    "incx": -1,
+                    "incy": 2,
+                    "lda": 6,
+                    "garbage": "nan",
+                },
+                {"uplo": "U", "n": 10, "k": 4, "alpha": 1.0, "beta": 0.5, "incx": 1, "incy": -1, "garbage": "nan"},
+                {"uplo": "U", "n": 0, "k": 2, "alpha": 1.0, "beta": 0.5, "incx": 1, "incy": 1},
+            ],
             "perf": [{"uplo": "U", "n": 1 << 20, "k": 16, "alpha": 1.0, "beta": 0.5, "incx": 1, "incy": 1}],
         },
-        make_inputs=_sbmv_inputs, written=_square_y_written, reduce_dim=lambda case: 2 * case["k"] + 1,
-        cost_model=lambda case, inputs: B.cost(2.0 * case["n"] * (2 * case["k"] + 1),
-                                               case["n"] * (case["k"] + 4), "float64"),
+        make_inputs=_sbmv_inputs,
+        written=_square_y_written,
+        reduce_dim=lambda case: 2 * case["k"] + 1,
+        cost_model=lambda case, inputs: B.cost(
+            2.0 * case["n"] * (2 * case["k"] + 1), case["n"] * (case["k"] + 4), "float64"
+        ),
         vendor=vendor_for("cublasDsbmv_v2"),
     ),
     B.blas_spec(
-        name="cublasStbmv_v2", category="blas2", params=("uplo", "trans", "diag", "n", "k", "A", "lda", "x", "incx"),
-        outputs=("x",), reference_impl=cublasStbmv_v2,
+        name="cublasStbmv_v2",
+        category="blas2",
+        params=("uplo", "trans", "diag", "n", "k", "A", "lda", "x", "incx"),
+        outputs=("x",),
+        reference_impl=cublasStbmv_v2,
         description="BLAS triangular band matrix-vector product (float32): x = op(A)*x in place, A n x n "
         "triangular (`uplo`) with k off-diagonals in band storage (column-major lda >= k+1 rows; upper: A(i,j) "
         "at row k+i-j of column j, lower: at row i-j); diag='U' means a unit diagonal that is not read.",
         cases={
-            "smoke": [{"uplo": "U", "trans": "N", "diag": "N", "n": 13, "k": 2, "incx": 1},
-                      {"uplo": "L", "trans": "T", "diag": "U", "n": 9, "k": 3, "incx": 2}],
-            "full": [{"uplo": u, "trans": t, "diag": d, "n": n, "k": min(k, max(0, n - 1)), "incx": i}
-                     for n in [1, 32, 71, 1024, 4096, 5333] for i in (1, 2) for u in ("L", "U") for t in ("N", "T")
-                     for d in ("N", "U") for k in (0, 2)],
-            "edge": [{"uplo": "L", "trans": "N", "diag": "U", "n": 12, "k": 3, "incx": -1, "lda": 6, "garbage": "nan"},
-                     {"uplo": "U", "trans": "T", "diag": "U", "n": 10, "k": 4, "incx": 2, "garbage": "nan"},
-                     {"uplo": "U", "trans": "N", "diag": "N", "n": 0, "k": 2, "incx": 1}],
+            "smoke": [
+                {"uplo": "U", "trans": "N", "diag": "N", "n": 13, "k": 2, "incx": 1},
+                {"uplo": "L", "trans": "T", "diag": "U", "n": 9, "k": 3, "incx": 2},
+            ],
+            "full": [
+                {"uplo": u, "trans": t, "diag": d, "n": n, "k": min(k, max(0, n - 1)), "incx": i}
+                for n in [1, 32, 71, 1024, 4096, 5333]
+                for i in (1, 2)
+                for u in ("L", "U")
+                for t in ("N", "T")
+                for d in ("N", "U")
+                for k in (0, 2)
+            ],
+            "edge": [
+                {"uplo": "L", "trans": "N", "diag": "U", "n": 12, "k": 3, "incx": -1, "lda": 6, "garbage": "nan"},
+                {"uplo": "U", "trans": "T", "diag": "U", "n": 10, "k": 4, "incx": 2, "garbage": "nan"},
+                {"uplo": "U", "trans": "N", "diag": "N", "n": 0, "k": 2, "incx": 1},
+            ],
             "perf": [{"uplo": "U", "trans": "N", "diag": "N", "n": 1 << 20, "k": 32, "incx": 1}],
         },
-        make_inputs=_tbmv_inputs, written=_x_written, reduce_dim=lambda case: case["k"] + 1, cost_model=_tbmv_cost,
+        make_inputs=_tbmv_inputs,
+        written=_x_written,
+        reduce_dim=lambda case: case["k"] + 1,
+        cost_model=_tbmv_cost,
         vendor=vendor_for("cublasStbmv_v2"),
     ),
     B.blas_spec(
-        name="cublasStrsv_v2", category="blas2", params=("uplo", "trans", "diag", "n", "A", "lda", "x", "incx"),
-        outputs=("x",), reference_impl=cublasStrsv_v2,
+        name="cublasStrsv_v2",
+        category="blas2",
+        params=("uplo", "trans", "diag", "n", "A", "lda", "x", "incx"),
+        outputs=("x",),
+        reference_impl=cublasStrsv_v2,
         description="BLAS triangular solve (float32): solves op(A)*x = b in place (x holds b on entry), A n x n "
         "column-major (lda), triangular by `uplo` (the other triangle is not read), diag='U': unit diagonal, "
         "not read. Checked by backward error (40*eps*n), not element-wise.",
         cases={
-            "smoke": [{"uplo": "U", "trans": "N", "diag": "N", "n": 13, "incx": 1},
-                      {"uplo": "L", "trans": "T", "diag": "U", "n": 9, "incx": 2}],
-            "full": [{"uplo": u, "trans": t, "diag": d, "n": n, "incx": i}
-                     for n in [1, 32, 71, 1024, 4096, 5333] for i in (1, 2) for u in ("L", "U") for t in ("N", "T")
-                     for d in ("N", "U")],
-            "edge": [{"uplo": "L", "trans": "N", "diag": "U", "n": 12, "incx": -1, "lda": 15, "garbage": "nan"},
-                     {"uplo": "U", "trans": "T", "diag": "N", "n": 10, "incx": -2, "garbage": "nan"},
-                     {"uplo": "U", "trans": "N", "diag": "N", "n": 0, "incx": 1}],
+            "smoke": [
+                {"uplo": "U", "trans": "N", "diag": "N", "n": 13, "incx": 1},
+                {"uplo": "L", "trans": "T", "diag": "U", "n": 9, "incx": 2},
+            ],
+            "full": [
+                {"uplo": u, "trans": t, "diag": d, "n": n, "incx": i}
+                for n in [1, 32, 71, 1024, 4096, 5333]
+                for i in (1, 2)
+                for u in ("L", "U")
+                for t in ("N", "T")
+                for d in ("N", "U")
+            ],
+            "edge": [
+                {"uplo": "L", "trans": "N", "diag": "U", "n": 12, "incx": -1, "lda": 15, "garbage": "nan"},
+                {"uplo": "U", "trans": "T", "diag": "N", "n": 10, "incx": -2, "garbage": "nan"},
+                {"uplo": "U", "trans": "N", "diag": "N", "n": 0, "incx": 1},
+            ],
             "perf": [{"uplo": "L", "trans": "N", "diag": "N", "n": 8192, "incx": 1}],
         },
-        make_inputs=_trsv_inputs, compare=_trsv_compare, reduce_dim=lambda case: max(1, case["n"]),
-        cost_model=_trsv_cost, vendor=vendor_for("cublasStrsv_v2"),
+        make_inputs=_trsv_inputs,
+        compare=_trsv_compare,
+        reduce_dim=lambda case: max(1, case["n"]),
+        cost_model=_trsv_cost,
+        vendor=vendor_for("cublasStrsv_v2"),
     ),
 ]

@@ -39,17 +39,22 @@ def _gemm_batched_views(transa, transb, m, n, k, A, lda, strideA, Bm, ldb, strid
     return a, b, c
 
 
-def _gemm_strided(transa, transb, m, n, k, alpha, A, lda, strideA, Bm, ldb, strideB, beta, C, ldc, strideC,
-                  batchCount):
+def _gemm_strided(transa, transb, m, n, k, alpha, A, lda, strideA, Bm, ldb, strideB, beta, C, ldc, strideC, batchCount):
     """C_i = alpha*op(A_i)*op(B_i) + beta*C_i for i < batchCount, the matrices `stride` elements apart."""
-    a, b, c = _gemm_batched_views(transa, transb, m, n, k, A, lda, strideA, Bm, ldb, strideB, C, ldc, strideC,
-                                  batchCount)
+    a, b, c = _gemm_batched_views(
+        transa, transb, m, n, k, A, lda, strideA, Bm, ldb, strideB, C, ldc, strideC, batchCount
+    )
     if batchCount <= 0 or m <= 0 or n <= 0 or ((alpha == 0 or k <= 0) and beta == 1):
         return C
     work = B.work_dtype(C.dtype)
-    new = B.combine(alpha if k > 0 else 0,
-                    lambda: B.op(a.to(work), transa) @ B.op(b.to(work), transb),
-                    beta, lambda: c.to(work), (batchCount, m, n), C)
+    new = B.combine(
+        alpha if k > 0 else 0,
+        lambda: B.op(a.to(work), transa) @ B.op(b.to(work), transb),
+        beta,
+        lambda: c.to(work),
+        (batchCount, m, n),
+        C,
+    )
     c.copy_(new.to(C.dtype))
     return C
 
@@ -80,10 +85,10 @@ def cublasSgemmEx(transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, 
 
 
 def _strided_entry(name: str) -> Callable:
-    def routine(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC,
-                batchCount):
-        return _gemm_strided(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-                             strideC, batchCount)
+    def routine(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount):
+        return _gemm_strided(
+            transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount
+        )
 
     routine.__name__ = routine.__qualname__ = name
     return routine
@@ -102,8 +107,14 @@ def cublasSgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc):
     b_rows, b_cols = _op_shape(transb, m, n)
     if m <= 0 or n <= 0:
         return C
-    new = _B.combine(alpha, lambda: _B.op(_B.read_matrix(A, a_rows, a_cols, lda), transa),
-                     beta, lambda: _B.op(_B.read_matrix(B, b_rows, b_cols, ldb), transb), (m, n), C)
+    new = _B.combine(
+        alpha,
+        lambda: _B.op(_B.read_matrix(A, a_rows, a_cols, lda), transa),
+        beta,
+        lambda: _B.op(_B.read_matrix(B, b_rows, b_cols, ldb), transb),
+        (m, n),
+        C,
+    )
     _B.matrix_view(C, m, n, ldc).copy_(new.to(C.dtype))
     return C
 
@@ -204,9 +215,15 @@ def cublasZtrsmBatched(side, uplo, trans, diag, m, n, alpha, Aarray, lda, Barray
     return _trsm_batched(side, uplo, trans, diag, m, n, alpha, Aarray, lda, Barray, ldb, batchCount)
 
 
-STRIDED_NAMES = ["cublasCgemmStridedBatched", "cublasCgemmStridedBatched_64", "cublasDgemmStridedBatched",
-                 "cublasDgemmStridedBatched_64", "cublasHgemmStridedBatched", "cublasSgemmStridedBatched",
-                 "cublasZgemmStridedBatched"]
+STRIDED_NAMES = [
+    "cublasCgemmStridedBatched",
+    "cublasCgemmStridedBatched_64",
+    "cublasDgemmStridedBatched",
+    "cublasDgemmStridedBatched_64",
+    "cublasHgemmStridedBatched",
+    "cublasSgemmStridedBatched",
+    "cublasZgemmStridedBatched",
+]
 BATCHED_NAMES = ["cublasDgemmBatched", "cublasHgemmBatched", "cublasSgemmBatched_64", "cublasZgemmBatched"]
 for _name in STRIDED_NAMES:
     globals()[_name] = _strided_entry(_name)
@@ -216,20 +233,74 @@ for _name in BATCHED_NAMES:
 # ---------------------------------------------------------------------------- GEMM cases and inputs
 
 GEMM_PARAMS = ("transa", "transb", "m", "n", "k", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc")
-GEMM_EX_PARAMS = ("transa", "transb", "m", "n", "k", "alpha", "A", "Atype", "lda", "B", "Btype", "ldb", "beta", "C",
-                  "Ctype", "ldc")
-STRIDED_PARAMS = ("transa", "transb", "m", "n", "k", "alpha", "A", "lda", "strideA", "B", "ldb", "strideB", "beta",
-                  "C", "ldc", "strideC", "batchCount")
-BATCHED_PARAMS = ("transa", "transb", "m", "n", "k", "alpha", "Aarray", "lda", "Barray", "ldb", "beta", "Carray",
-                  "ldc", "batchCount")
+GEMM_EX_PARAMS = (
+    "transa",
+    "transb",
+    "m",
+    "n",
+    "k",
+    "alpha",
+    "A",
+    "Atype",
+    "lda",
+    "B",
+    "Btype",
+    "ldb",
+    "beta",
+    "C",
+    "Ctype",
+    "ldc",
+)
+STRIDED_PARAMS = (
+    "transa",
+    "transb",
+    "m",
+    "n",
+    "k",
+    "alpha",
+    "A",
+    "lda",
+    "strideA",
+    "B",
+    "ldb",
+    "strideB",
+    "beta",
+    "C",
+    "ldc",
+    "strideC",
+    "batchCount",
+)
+BATCHED_PARAMS = (
+    "transa",
+    "transb",
+    "m",
+    "n",
+    "k",
+    "alpha",
+    "Aarray",
+    "lda",
+    "Barray",
+    "ldb",
+    "beta",
+    "Carray",
+    "ldc",
+    "batchCount",
+)
 TRANS_PAIRS = [("N", "N"), ("N", "T"), ("T", "N"), ("T", "T")]
-GEMM_DESCRIPTION = ("C = alpha*op(A)*op(B) + beta*C with op(A) m x k, op(B) k x n and C m x n, all column-major "
-                    "with leading dimensions lda/ldb/ldc, op chosen by transa/transb")
+GEMM_DESCRIPTION = (
+    "C = alpha*op(A)*op(B) + beta*C with op(A) m x k, op(B) k x n and C m x n, all column-major "
+    "with leading dimensions lda/ldb/ldc, op chosen by transa/transb"
+)
 
 
 def _grid(mnk: list[tuple[int, int, int]], ab: list[tuple], pairs: list[tuple[str, str]], **axes) -> list[dict]:
-    return [{"m": m, "n": n, "k": k, "alpha": a, "beta": b, "transa": ta, "transb": tb, **rest}
-            for (m, n, k) in mnk for (a, b) in ab for (ta, tb) in pairs for rest in product(**axes)]
+    return [
+        {"m": m, "n": n, "k": k, "alpha": a, "beta": b, "transa": ta, "transb": tb, **rest}
+        for (m, n, k) in mnk
+        for (a, b) in ab
+        for (ta, tb) in pairs
+        for rest in product(**axes)
+    ]
 
 
 def _as_complex(cases: list[dict]) -> list[dict]:
@@ -251,8 +322,19 @@ def _smoke(batched: bool, complex_: bool) -> list[dict]:
 
 def _edge(kind: str, complex_: bool) -> list[dict]:
     cases = [
-        {"m": 9, "n": 7, "k": 5, "alpha": 0.5, "beta": 0.0, "transa": "N", "transb": "T", "lda": 12, "ldb": 10,
-         "ldc": 11, "nan_C": True},
+        {
+            "m": 9,
+            "n": 7,
+            "k": 5,
+            "alpha": 0.5,
+            "beta": 0.0,
+            "transa": "N",
+            "transb": "T",
+            "lda": 12,
+            "ldb": 10,
+            "ldc": 11,
+            "nan_C": True,
+        },
         {"m": 8, "n": 6, "k": 5, "alpha": 0.0, "beta": 2.0, "transa": "T", "transb": "N", "nan_AB": True},
         {"m": 7, "n": 5, "k": 0, "alpha": 1.0, "beta": 0.5, "transa": "N", "transb": "N"},
         {"m": 0, "n": 5, "k": 4, "alpha": 1.0, "beta": 0.5, "transa": "N", "transb": "N"},
@@ -260,26 +342,48 @@ def _edge(kind: str, complex_: bool) -> list[dict]:
     ]
     if kind == "strided":
         cases = [{**c, "batchCount": 3} for c in cases] + [
-            {"m": 9, "n": 7, "k": 5, "alpha": 0.5, "beta": 0.5, "transa": "N", "transb": "N", "batchCount": 4,
-             "strideA": 0, "strideC": 70},
+            {
+                "m": 9,
+                "n": 7,
+                "k": 5,
+                "alpha": 0.5,
+                "beta": 0.5,
+                "transa": "N",
+                "transb": "N",
+                "batchCount": 4,
+                "strideA": 0,
+                "strideC": 70,
+            },
             {"m": 5, "n": 4, "k": 3, "alpha": 1.0, "beta": 1.0, "transa": "N", "transb": "N", "batchCount": 0},
         ]
     elif kind == "batched":
         cases = [{**c, "batchCount": 3} for c in cases] + [
-            {"m": 5, "n": 4, "k": 3, "alpha": 1.0, "beta": 1.0, "transa": "N", "transb": "N", "batchCount": 0}]
+            {"m": 5, "n": 4, "k": 3, "alpha": 1.0, "beta": 1.0, "transa": "N", "transb": "N", "batchCount": 0}
+        ]
     return _as_complex(cases) if complex_ else cases
 
 
 def _perf(kind: str, complex_: bool) -> list[dict]:
     if kind == "plain":
-        cases = [{"m": 4096, "n": 4096, "k": 4096, "alpha": 1.0, "beta": 0.0, "transa": "N", "transb": "N"},
-                 {"m": 4096, "n": 14336, "k": 4096, "alpha": 1.0, "beta": 1.0, "transa": "T", "transb": "N"},
-                 {"m": 4096, "n": 1, "k": 4096, "alpha": 1.0, "beta": 0.0, "transa": "T", "transb": "N"}]
+        cases = [
+            {"m": 4096, "n": 4096, "k": 4096, "alpha": 1.0, "beta": 0.0, "transa": "N", "transb": "N"},
+            {"m": 4096, "n": 14336, "k": 4096, "alpha": 1.0, "beta": 1.0, "transa": "T", "transb": "N"},
+            {"m": 4096, "n": 1, "k": 4096, "alpha": 1.0, "beta": 0.0, "transa": "T", "transb": "N"},
+        ]
     else:
-        cases = [{"m": 512, "n": 512, "k": 128, "alpha": 1.0, "beta": 0.0, "transa": "N", "transb": "N",
-                  "batchCount": 64},
-                 {"m": 1024, "n": 1024, "k": 1024, "alpha": 1.0, "beta": 0.5, "transa": "T", "transb": "N",
-                  "batchCount": 16}]
+        cases = [
+            {"m": 512, "n": 512, "k": 128, "alpha": 1.0, "beta": 0.0, "transa": "N", "transb": "N", "batchCount": 64},
+            {
+                "m": 1024,
+                "n": 1024,
+                "k": 1024,
+                "alpha": 1.0,
+                "beta": 0.5,
+                "transa": "T",
+                "transb": "N",
+                "batchCount": 16,
+            },
+        ]
     return _as_complex(cases) if complex_ else cases
 
 
@@ -309,8 +413,12 @@ def _gemm_inputs(dtype: str, kind: str) -> Callable[[dict, Rng], Inputs]:
         elif kind == "batched":
             batch = case["batchCount"]
             inputs["batchCount"] = batch
-            inputs["Aarray"] = [B.column_major_buffer(rng, a_rows, a_cols, lda, dtype, nan=nan_ab) for _ in range(batch)]
-            inputs["Barray"] = [B.column_major_buffer(rng, b_rows, b_cols, ldb, dtype, nan=nan_ab) for _ in range(batch)]
+            inputs["Aarray"] = [
+                B.column_major_buffer(rng, a_rows, a_cols, lda, dtype, nan=nan_ab) for _ in range(batch)
+            ]
+            inputs["Barray"] = [
+                B.column_major_buffer(rng, b_rows, b_cols, ldb, dtype, nan=nan_ab) for _ in range(batch)
+            ]
             inputs["Carray"] = [B.column_major_buffer(rng, m, n, ldc, dtype, nan=nan_c) for _ in range(batch)]
         else:
             batch = case["batchCount"]
@@ -362,69 +470,192 @@ def _gemm_spec(name: str, dtype: str, kind: str, full: list[dict], extra_notes: 
     what = {
         "plain": f"BLAS gemm ({dtype}): {GEMM_DESCRIPTION}; C is written in place.",
         "ex": f"cuBLAS gemmEx with float32 compute ({dtype} buffers): {GEMM_DESCRIPTION}; Atype/Btype/Ctype are "
-              "cudaDataType_t codes of the buffers (CUDA_R_32F = 0); C is written in place.",
+        "cudaDataType_t codes of the buffers (CUDA_R_32F = 0); C is written in place.",
         "strided": f"BLAS gemmStridedBatched ({dtype}): for i < batchCount, {GEMM_DESCRIPTION}, where problem i's "
-                   "matrices start i*strideA, i*strideB, i*strideC elements into A, B, C (strideA = 0 reuses one "
-                   "A for every problem); C is written in place.",
+        "matrices start i*strideA, i*strideB, i*strideC elements into A, B, C (strideA = 0 reuses one "
+        "A for every problem); C is written in place.",
         "batched": f"BLAS gemmBatched ({dtype}): for i < batchCount, {GEMM_DESCRIPTION}, on the i-th tensors of the "
-                   "lists Aarray, Barray, Carray (Python lists of tensors: upstream's device pointer arrays); each "
-                   "Carray[i] is written in place.",
+        "lists Aarray, Barray, Carray (Python lists of tensors: upstream's device pointer arrays); each "
+        "Carray[i] is written in place.",
     }[kind]
     entry = globals()[name]
     return B.blas_spec(
-        name=name, category="matmul", params=params, outputs=(output,), reference_impl=entry, description=what,
-        cases={"smoke": _smoke(kind in ("strided", "batched"), complex_), "full": full,
-               "edge": _edge(shape_kind, complex_), "perf": _perf(shape_kind, complex_)},
-        make_inputs=_gemm_inputs(dtype, kind), written=_c_written, reduce_dim=lambda case: max(1, case["k"]),
-        cost_model=_gemm_cost(dtype), notes=extra_notes, vendor=vendor_for(name),
+        name=name,
+        category="matmul",
+        params=params,
+        outputs=(output,),
+        reference_impl=entry,
+        description=what,
+        cases={
+            "smoke": _smoke(kind in ("strided", "batched"), complex_),
+            "full": full,
+            "edge": _edge(shape_kind, complex_),
+            "perf": _perf(shape_kind, complex_),
+        },
+        make_inputs=_gemm_inputs(dtype, kind),
+        written=_c_written,
+        reduce_dim=lambda case: max(1, case["k"]),
+        cost_model=_gemm_cost(dtype),
+        notes=extra_notes,
+        vendor=vendor_for(name),
     )
 
 
-SGEMM_MNK = [(1, 1, 1), (16, 16, 16), (32, 64, 16), (64, 32, 48), (128, 256, 64), (256, 128, 128), (17, 33, 65),
-             (128, 128, 128), (256, 256, 256), (71, 71, 71), (33, 71, 497)]
-SB_MNK = [(1, 1, 1), (16, 16, 16), (32, 64, 16), (64, 32, 48), (128, 256, 64), (256, 128, 128), (17, 33, 65),
-          (128, 128, 128), (256, 256, 256)]
+SGEMM_MNK = [
+    (1, 1, 1),
+    (16, 16, 16),
+    (32, 64, 16),
+    (64, 32, 48),
+    (128, 256, 64),
+    (256, 128, 128),
+    (17, 33, 65),
+    (128, 128, 128),
+    (256, 256, 256),
+    (71, 71, 71),
+    (33, 71, 497),
+]
+SB_MNK = [
+    (1, 1, 1),
+    (16, 16, 16),
+    (32, 64, 16),
+    (64, 32, 48),
+    (128, 256, 64),
+    (256, 128, 128),
+    (17, 33, 65),
+    (128, 128, 128),
+    (256, 256, 256),
+]
 SMALL_MNK = [(1, 1, 1), (16, 16, 16), (64, 32, 48), (128, 256, 64), (17, 33, 65)]
 SB_AB = [(1.0, 0.0), (0.0, 1.0), (0.5, 0.5), (-1.0, 1.0), (2.0, -0.5), (0.001, 0.999)]
 SMALL_AB = [(1.0, 0.0), (0.5, 0.5), (-1.0, 1.0)]
-Z_AB = [(1 + 0j, 0j), (0j, 1 + 0j), (1 + 0.5j, 0j), (0.5 + 0.3j, 0.5 - 0.2j), (-1 + 0j, 1 + 0j),
-        (0.001 + 0.001j, 0.999 - 0.999j)]
-CGEMM_MNK = [(1, 1, 1), (16, 16, 16), (32, 32, 32), (32, 64, 16), (64, 32, 48), (128, 256, 64), (256, 128, 128),
-             (17, 33, 65), (71, 497, 33), (128, 128, 128), (256, 256, 256), (1024, 1024, 256), (4096, 1024, 64),
-             (1024, 4096, 32), (5333, 5333, 71), (5333, 71, 33), (71, 5333, 17)]
-CGEMM_AB = [(1 + 0j, 0j), (0j, 1 + 0j), (0.5 + 0j, 0.5 + 0j), (-1 + 0j, 1 + 0j), (2 + 0j, -0.5 + 0j),
-            (0.001 + 0j, 0.999 + 0j), (-0.999 + 0j, 1 + 0j), (100.001 + 0j, -0.999 + 0j), (0.5 + 0.3j, 0.5 - 0.2j),
-            (0.001 + 0.001j, 0j), (1 + 0j, 0.001 + 0.001j)]
-CGEMM_PAIRS = [("N", "N"), ("N", "T"), ("T", "N"), ("T", "T"), ("C", "N"), ("N", "C"), ("C", "C"), ("T", "C"),
-               ("C", "T")]
+Z_AB = [
+    (1 + 0j, 0j),
+    (0j, 1 + 0j),
+    (1 + 0.5j, 0j),
+    (0.5 + 0.3j, 0.5 - 0.2j),
+    (-1 + 0j, 1 + 0j),
+    (0.001 + 0.001j, 0.999 - 0.999j),
+]
+CGEMM_MNK = [
+    (1, 1, 1),
+    (16, 16, 16),
+    (32, 32, 32),
+    (32, 64, 16),
+    (64, 32, 48),
+    (128, 256, 64),
+    (256, 128, 128),
+    (17, 33, 65),
+    (71, 497, 33),
+    (128, 128, 128),
+    (256, 256, 256),
+    (1024, 1024, 256),
+    (4096, 1024, 64),
+    (1024, 4096, 32),
+    (5333, 5333, 71),
+    (5333, 71, 33),
+    (71, 5333, 17),
+]
+CGEMM_AB = [
+    (1 + 0j, 0j),
+    (0j, 1 + 0j),
+    (0.5 + 0j, 0.5 + 0j),
+    (-1 + 0j, 1 + 0j),
+    (2 + 0j, -0.5 + 0j),
+    (0.001 + 0j, 0.999 + 0j),
+    (-0.999 + 0j, 1 + 0j),
+    (100.001 + 0j, -0.999 + 0j),
+    (0.5 + 0.3j, 0.5 - 0.2j),
+    (0.001 + 0.001j, 0j),
+    (1 + 0j, 0.001 + 0.001j),
+]
+CGEMM_PAIRS = [
+    ("N", "N"),
+    ("N", "T"),
+    ("T", "N"),
+    ("T", "T"),
+    ("C", "N"),
+    ("N", "C"),
+    ("C", "C"),
+    ("T", "C"),
+    ("C", "T"),
+]
 
 GEMM_SPECS: list[OperatorSpec] = [
-    _gemm_spec("cublasSgemm_v2", "float32", "plain", _grid(SGEMM_MNK, [
-        (1.0, 0.0), (0.0, 1.0), (0.5, 0.5), (-1.0, 1.0), (2.0, -0.5), (0.001, 0.999), (-0.999, 0.5), (100.001, -1.0)],
-        TRANS_PAIRS)),
+    _gemm_spec(
+        "cublasSgemm_v2",
+        "float32",
+        "plain",
+        _grid(
+            SGEMM_MNK,
+            [
+                (1.0, 0.0),
+                (0.0, 1.0),
+                (0.5, 0.5),
+                (-1.0, 1.0),
+                (2.0, -0.5),
+                (0.001, 0.999),
+                (-0.999, 0.5),
+                (100.001, -1.0),
+            ],
+            TRANS_PAIRS,
+        ),
+    ),
     _gemm_spec("cublasCgemm_v2", "complex64", "plain", _grid(CGEMM_MNK, CGEMM_AB, CGEMM_PAIRS)),
-    _gemm_spec("cublasSgemmEx", "float32", "ex", _grid(SB_MNK, SMALL_AB, TRANS_PAIRS),
-               "Only CUDA_R_32F buffers (code 0) are exercised, as upstream."),
-    _gemm_spec("cublasSgemmStridedBatched", "float32", "strided", _grid(SB_MNK, SB_AB, TRANS_PAIRS,
-                                                                         batchCount=[1, 2, 4, 8])),
-    _gemm_spec("cublasDgemmStridedBatched", "float64", "strided", _grid(SB_MNK, SB_AB, TRANS_PAIRS,
-                                                                         batchCount=[1, 2, 4, 8])),
-    _gemm_spec("cublasHgemmStridedBatched", "float16", "strided", _grid(SB_MNK, SB_AB, TRANS_PAIRS,
-                                                                         batchCount=[1, 2, 4, 8])),
-    _gemm_spec("cublasZgemmStridedBatched", "complex128", "strided", _grid(SB_MNK[:8], Z_AB, TRANS_PAIRS,
-                                                                            batchCount=[1, 2, 4, 8])),
-    _gemm_spec("cublasCgemmStridedBatched", "complex64", "strided",
-               _as_complex(_grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[2, 4]))),
-    _gemm_spec("cublasCgemmStridedBatched_64", "complex64", "strided",
-               _as_complex(_grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[2, 4]))),
-    _gemm_spec("cublasDgemmStridedBatched_64", "float64", "strided",
-               _grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[1, 2, 4])),
-    _gemm_spec("cublasDgemmBatched", "float64", "batched", _grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[1, 2, 4])),
-    _gemm_spec("cublasHgemmBatched", "float16", "batched", _grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[1, 2, 4])),
-    _gemm_spec("cublasSgemmBatched_64", "float32", "batched",
-               _grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[1, 2, 4])),
-    _gemm_spec("cublasZgemmBatched", "complex128", "batched",
-               _as_complex(_grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[1, 2, 4]))),
+    _gemm_spec(
+        "cublasSgemmEx",
+        "float32",
+        "ex",
+        _grid(SB_MNK, SMALL_AB, TRANS_PAIRS),
+        "Only CUDA_R_32F buffers (code 0) are exercised, as upstream.",
+    ),
+    _gemm_spec(
+        "cublasSgemmStridedBatched", "float32", "strided", _grid(SB_MNK, SB_AB, TRANS_PAIRS, batchCount=[1, 2, 4, 8])
+    ),
+    _gemm_spec(
+        "cublasDgemmStridedBatched", "float64", "strided", _grid(SB_MNK, SB_AB, TRANS_PAIRS, batchCount=[1, 2, 4, 8])
+    ),
+    _gemm_spec(
+        "cublasHgemmStridedBatched", "float16", "strided", _grid(SB_MNK, SB_AB, TRANS_PAIRS, batchCount=[1, 2, 4, 8])
+    ),
+    _gemm_spec(
+        "cublasZgemmStridedBatched",
+        "complex128",
+        "strided",
+        _grid(SB_MNK[:8], Z_AB, TRANS_PAIRS, batchCount=[1, 2, 4, 8]),
+    ),
+    _gemm_spec(
+        "cublasCgemmStridedBatched",
+        "complex64",
+        "strided",
+        _as_complex(_grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[2, 4])),
+    ),
+    _gemm_spec(
+        "cublasCgemmStridedBatched_64",
+        "complex64",
+        "strided",
+        _as_complex(_grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[2, 4])),
+    ),
+    _gemm_spec(
+        "cublasDgemmStridedBatched_64",
+        "float64",
+        "strided",
+        _grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[1, 2, 4]),
+    ),
+    _gemm_spec(
+        "cublasDgemmBatched", "float64", "batched", _grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[1, 2, 4])
+    ),
+    _gemm_spec(
+        "cublasHgemmBatched", "float16", "batched", _grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[1, 2, 4])
+    ),
+    _gemm_spec(
+        "cublasSgemmBatched_64", "float32", "batched", _grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[1, 2, 4])
+    ),
+    _gemm_spec(
+        "cublasZgemmBatched",
+        "complex128",
+        "batched",
+        _as_complex(_grid(SMALL_MNK, SMALL_AB, TRANS_PAIRS, batchCount=[1, 2, 4])),
+    ),
 ]
 
 # ---------------------------------------------------------------------------- geam, dgmm
@@ -436,7 +667,10 @@ def _geam_inputs(case: dict, rng: Rng) -> Inputs:
     b_rows, b_cols = _op_shape(case["transb"], m, n)
     lda, ldb, ldc = case.get("lda", max(1, a_rows)), case.get("ldb", max(1, b_rows)), case.get("ldc", max(1, m))
     return {
-        **{k: case[k] for k in ("transa", "transb", "m", "n", "alpha", "beta")}, "lda": lda, "ldb": ldb, "ldc": ldc,
+        **{k: case[k] for k in ("transa", "transb", "m", "n", "alpha", "beta")},
+        "lda": lda,
+        "ldb": ldb,
+        "ldc": ldc,
         "A": B.column_major_buffer(rng, a_rows, a_cols, lda, "float32", nan=case.get("nan_A", False)),
         "B": B.column_major_buffer(rng, b_rows, b_cols, ldb, "float32", nan=case.get("nan_B", False)),
         # geam never reads C (upstream passes torch.empty): NaN makes reading it visible
@@ -456,51 +690,88 @@ def _dgmm_inputs(case: dict, rng: Rng) -> Inputs:
     length = m if case["mode"] == "L" else n
     inc = case["incx"]
     x = B.randn(rng, length * abs(inc) if inc else 1, "float32")
-    return {**{k: case[k] for k in ("mode", "m", "n", "incx")}, "lda": lda, "ldc": ldc,
-            "A": B.column_major_buffer(rng, m, n, lda, "float32"), "x": x,
-            "C": B.column_major_buffer(rng, m, n, ldc, "float32", nan=True)}
+    return {
+        **{k: case[k] for k in ("mode", "m", "n", "incx")},
+        "lda": lda,
+        "ldc": ldc,
+        "A": B.column_major_buffer(rng, m, n, lda, "float32"),
+        "x": x,
+        "C": B.column_major_buffer(rng, m, n, ldc, "float32", nan=True),
+    }
 
 
 OTHER_SPECS: list[OperatorSpec] = [
     B.blas_spec(
-        name="cublasSgeam", category="blas3",
-        params=("transa", "transb", "m", "n", "alpha", "A", "lda", "beta", "B", "ldb", "C", "ldc"), outputs=("C",),
+        name="cublasSgeam",
+        category="blas3",
+        params=("transa", "transb", "m", "n", "alpha", "A", "lda", "beta", "B", "ldb", "C", "ldc"),
+        outputs=("C",),
         reference_impl=cublasSgeam,
         description="cuBLAS geam (float32): C = alpha*op(A) + beta*op(B), all m x n after op, column-major with "
         "lda/ldb/ldc. C is only written (never read); alpha == 0 means A is not read, beta == 0 that B is not.",
         cases={
-            "smoke": [{"transa": "N", "transb": "T", "m": 13, "n": 9, "alpha": 0.75, "beta": -0.5},
-                      {"transa": "T", "transb": "N", "m": 7, "n": 11, "alpha": 1.5, "beta": 0.25}],
-            "full": [{"transa": ta, "transb": tb, "m": m, "n": n, "alpha": a, "beta": b}
-                     for m in (1, 32, 1024) for n in (1, 71, 1024) for (a, b) in SMALL_AB for (ta, tb) in TRANS_PAIRS],
-            "edge": [{"transa": "N", "transb": "N", "m": 9, "n": 7, "alpha": 0.5, "beta": 0.0, "nan_B": True,
-                      "lda": 11, "ldc": 12},
-                     {"transa": "T", "transb": "T", "m": 6, "n": 8, "alpha": 0.0, "beta": 2.0, "nan_A": True,
-                      "ldb": 10},
-                     {"transa": "N", "transb": "N", "m": 0, "n": 8, "alpha": 1.0, "beta": 1.0}],
-            "perf": [{"transa": "N", "transb": "T", "m": 8192, "n": 8192, "alpha": 1.0, "beta": 1.0},
-                     {"transa": "T", "transb": "N", "m": 4096, "n": 4096, "alpha": 0.5, "beta": 0.5}],
+            "smoke": [
+                {"transa": "N", "transb": "T", "m": 13, "n": 9, "alpha": 0.75, "beta": -0.5},
+                {"transa": "T", "transb": "N", "m": 7, "n": 11, "alpha": 1.5, "beta": 0.25},
+            ],
+            "full": [
+                {"transa": ta, "transb": tb, "m": m, "n": n, "alpha": a, "beta": b}
+                for m in (1, 32, 1024)
+                for n in (1, 71, 1024)
+                for (a, b) in SMALL_AB
+                for (ta, tb) in TRANS_PAIRS
+            ],
+            "edge": [
+                {
+                    "transa": "N",
+                    "transb": "N",
+                    "m": 9,
+                    "n": 7,
+                    "alpha": 0.5,
+                    "beta": 0.0,
+                    "nan_B": True,
+                    "lda": 11,
+                    "ldc": 12,
+                },
+                {"transa": "T", "transb": "T", "m": 6, "n": 8, "alpha": 0.0, "beta": 2.0, "nan_A": True, "ldb": 10},
+                {"transa": "N", "transb": "N", "m": 0, "n": 8, "alpha": 1.0, "beta": 1.0},
+            ],
+            "perf": [
+                {"transa": "N", "transb": "T", "m": 8192, "n": 8192, "alpha": 1.0, "beta": 1.0},
+                {"transa": "T", "transb": "N", "m": 4096, "n": 4096, "alpha": 0.5, "beta": 0.5},
+            ],
         },
-        make_inputs=_geam_inputs, written=_plain_c_written,
+        make_inputs=_geam_inputs,
+        written=_plain_c_written,
         cost_model=lambda case, inputs: B.cost(3.0 * case["m"] * case["n"], 3 * case["m"] * case["n"], "float32"),
         vendor=vendor_for("cublasSgeam"),
     ),
     B.blas_spec(
-        name="cublasSdgmm", category="blas3", params=("mode", "m", "n", "A", "lda", "x", "incx", "C", "ldc"),
-        outputs=("C",), reference_impl=cublasSdgmm,
+        name="cublasSdgmm",
+        category="blas3",
+        params=("mode", "m", "n", "A", "lda", "x", "incx", "C", "ldc"),
+        outputs=("C",),
+        reference_impl=cublasSdgmm,
         description="cuBLAS dgmm (float32): C = diag(x)*A (mode 'L', x of length m) or A*diag(x) (mode 'R', "
         "length n), A and C m x n column-major (lda, ldc); |incx| is x's stride, a negative incx reads x from its "
         "end and incx == 0 uses x[0] throughout. C is only written.",
         cases={
             "smoke": [{"mode": "L", "m": 13, "n": 9, "incx": 1}, {"mode": "R", "m": 7, "n": 11, "incx": 2}],
-            "full": [{"mode": md, "m": n, "n": n, "incx": i} for n in [1, 32, 71, 1024, 4096, 5333] for i in (1, 2, 3)
-                     for md in ("R", "L")],
-            "edge": [{"mode": "L", "m": 9, "n": 6, "incx": -1, "lda": 12, "ldc": 10},
-                     {"mode": "R", "m": 5, "n": 8, "incx": 0},
-                     {"mode": "R", "m": 0, "n": 8, "incx": 1}],
+            "full": [
+                {"mode": md, "m": n, "n": n, "incx": i}
+                for n in [1, 32, 71, 1024, 4096, 5333]
+                for i in (1, 2, 3)
+                for md in ("R", "L")
+            ],
+            "edge": [
+                {"mode": "L", "m": 9, "n": 6, "incx": -1, "lda": 12, "ldc": 10},
+                {"mode": "R", "m": 5, "n": 8, "incx": 0},
+                {"mode": "R", "m": 0, "n": 8, "incx": 1},
+            ],
             "perf": [{"mode": "R", "m": 8192, "n": 8192, "incx": 1}, {"mode": "L", "m": 8192, "n": 8192, "incx": 1}],
         },
-        make_inputs=_dgmm_inputs, written=_plain_c_written,
+        make_inputs=_dgmm_inputs,
+        written=_plain_c_written,
         cost_model=lambda case, inputs: B.cost(1.0 * case["m"] * case["n"], 2 * case["m"] * case["n"], "float32"),
         notes="Upstream's test calls both modes per case (18 cases); here each mode is its own case (36).",
         vendor=vendor_for("cublasSdgmm"),
@@ -521,9 +792,15 @@ def _symm_inputs(case: dict, rng: Rng) -> Inputs:
         view.masked_fill_(other, float("nan"))
     else:  # upstream: a symmetric matrix A + A^T
         view.copy_(view + view.transpose(0, 1))
-    return {**{k: case[k] for k in ("side", "uplo", "m", "n", "alpha", "beta")}, "lda": lda, "ldb": ldb, "ldc": ldc,
-            "A": a, "B": B.column_major_buffer(rng, m, n, ldb, "complex64"),
-            "C": B.column_major_buffer(rng, m, n, ldc, "complex64", nan=case.get("nan_C", False))}
+    return {
+        **{k: case[k] for k in ("side", "uplo", "m", "n", "alpha", "beta")},
+        "lda": lda,
+        "ldb": ldb,
+        "ldc": ldc,
+        "A": a,
+        "B": B.column_major_buffer(rng, m, n, ldb, "complex64"),
+        "C": B.column_major_buffer(rng, m, n, ldc, "complex64", nan=case.get("nan_C", False)),
+    }
 
 
 def _symm_c_written(inputs: Inputs, name: str, index: int | None, ref: torch.Tensor) -> torch.Tensor:
@@ -542,8 +819,13 @@ def _syrk_inputs(dtype: str) -> Callable[[dict, Rng], Inputs]:
         if case.get("garbage") == "nan":  # the triangle syrk neither reads nor writes
             other = B.triangle_mask(n, "L" if case["uplo"] == "U" else "U", c.device, strict=True)
             B.matrix_view(c, n, n, ldc).masked_fill_(other, float("nan"))
-        inputs = {**{key: case[key] for key in ("uplo", "trans", "n", "k", "alpha", "beta")}, "lda": lda, "ldc": ldc,
-                  "A": B.column_major_buffer(rng, rows, cols, lda, dtype, nan=case.get("nan_A", False)), "C": c}
+        inputs = {
+            **{key: case[key] for key in ("uplo", "trans", "n", "k", "alpha", "beta")},
+            "lda": lda,
+            "ldc": ldc,
+            "A": B.column_major_buffer(rng, rows, cols, lda, dtype, nan=case.get("nan_A", False)),
+            "C": c,
+        }
         if dtype == "complex64":
             inputs.update(Atype=B.CUDA_C_32F, Ctype=B.CUDA_C_32F)
         return inputs
@@ -567,77 +849,148 @@ def _syrk_cost(dtype: str) -> Callable[[dict, Inputs], Cost]:
 
 def _syrk_cases(complex_: bool) -> dict[str, list[dict]]:
     cases = {
-        "smoke": [{"uplo": "L", "trans": "N", "n": 13, "k": 9, "alpha": 0.75, "beta": 0.25},
-                  {"uplo": "U", "trans": "T", "n": 9, "k": 12, "alpha": -1.5, "beta": 0.0}],
-        "edge": [{"uplo": "U", "trans": "N", "n": 9, "k": 5, "alpha": 0.5, "beta": 0.5, "lda": 12, "ldc": 11,
-                  "garbage": "nan"},
-                 {"uplo": "L", "trans": "T", "n": 8, "k": 6, "alpha": 1.0, "beta": 0.0, "nan_C": True},
-                 {"uplo": "L", "trans": "N", "n": 7, "k": 4, "alpha": 0.0, "beta": 2.0, "nan_A": True},
-                 {"uplo": "U", "trans": "N", "n": 7, "k": 0, "alpha": 1.0, "beta": 0.5},
-                 {"uplo": "U", "trans": "N", "n": 0, "k": 4, "alpha": 1.0, "beta": 0.5}],
-        "perf": [{"uplo": "L", "trans": "N", "n": 4096, "k": 4096, "alpha": 1.0, "beta": 0.0},
-                 {"uplo": "U", "trans": "T", "n": 8192, "k": 1024, "alpha": 1.0, "beta": 1.0}],
+        "smoke": [
+            {"uplo": "L", "trans": "N", "n": 13, "k": 9, "alpha": 0.75, "beta": 0.25},
+            {"uplo": "U", "trans": "T", "n": 9, "k": 12, "alpha": -1.5, "beta": 0.0},
+        ],
+        "edge": [
+            {
+                "uplo": "U",
+                "trans": "N",
+                "n": 9,
+                "k": 5,
+                "alpha": 0.5,
+                "beta": 0.5,
+                "lda": 12,
+                "ldc": 11,
+                "garbage": "nan",
+            },
+            {"uplo": "L", "trans": "T", "n": 8, "k": 6, "alpha": 1.0, "beta": 0.0, "nan_C": True},
+            {"uplo": "L", "trans": "N", "n": 7, "k": 4, "alpha": 0.0, "beta": 2.0, "nan_A": True},
+            {"uplo": "U", "trans": "N", "n": 7, "k": 0, "alpha": 1.0, "beta": 0.5},
+            {"uplo": "U", "trans": "N", "n": 0, "k": 4, "alpha": 1.0, "beta": 0.5},
+        ],
+        "perf": [
+            {"uplo": "L", "trans": "N", "n": 4096, "k": 4096, "alpha": 1.0, "beta": 0.0},
+            {"uplo": "U", "trans": "T", "n": 8192, "k": 1024, "alpha": 1.0, "beta": 1.0},
+        ],
     }
     if complex_:
-        cases = {tier: [{**c, "alpha": complex(c["alpha"], 0.25 if c["alpha"] else 0.0), "beta": complex(c["beta"])}
-                        for c in cs] for tier, cs in cases.items()}
+        cases = {
+            tier: [
+                {**c, "alpha": complex(c["alpha"], 0.25 if c["alpha"] else 0.0), "beta": complex(c["beta"])} for c in cs
+            ]
+            for tier, cs in cases.items()
+        }
     return cases
 
 
 SYMM_SPECS: list[OperatorSpec] = [
     B.blas_spec(
-        name="cublasCsymm_v2", category="blas3",
-        params=("side", "uplo", "m", "n", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc"), outputs=("C",),
+        name="cublasCsymm_v2",
+        category="blas3",
+        params=("side", "uplo", "m", "n", "alpha", "A", "lda", "B", "ldb", "beta", "C", "ldc"),
+        outputs=("C",),
         reference_impl=cublasCsymm_v2,
         description="BLAS symm (complex64, symmetric not Hermitian): C = alpha*A*B + beta*C (side 'L', A m x m) or "
         "alpha*B*A + beta*C (side 'R', A n x n); only the `uplo` triangle of A is read; B and C m x n; all "
         "column-major (lda, ldb, ldc); C written in place.",
         cases={
-            "smoke": [{"side": "L", "uplo": "U", "m": 13, "n": 9, "alpha": 0.75 + 0.25j, "beta": 0.5 + 0j},
-                      {"side": "R", "uplo": "L", "m": 7, "n": 11, "alpha": -1.5 + 0j, "beta": 0j}],
-            "full": [{"side": s, "uplo": "U", "m": n, "n": n, "alpha": complex(a), "beta": complex(b)}
-                     for n in [1, 32, 64, 128, 160] for a in (1.0, 0.0, -1.0) for b in (0.0, 0.5) for s in ("L", "R")],
-            "edge": [{"side": "L", "uplo": "L", "m": 9, "n": 6, "alpha": 0.5 + 0.5j, "beta": 0.5 + 0j, "lda": 12,
-                      "ldb": 10, "ldc": 11, "garbage": "nan"},
-                     {"side": "R", "uplo": "U", "m": 8, "n": 5, "alpha": 1.0 + 0j, "beta": 0j, "nan_C": True,
-                      "garbage": "nan"},
-                     {"side": "L", "uplo": "U", "m": 0, "n": 5, "alpha": 1.0 + 0j, "beta": 0.5 + 0j}],
+            "smoke": [
+                {"side": "L", "uplo": "U", "m": 13, "n": 9, "alpha": 0.75 + 0.25j, "beta": 0.5 + 0j},
+                {"side": "R", "uplo": "L", "m": 7, "n": 11, "alpha": -1.5 + 0j, "beta": 0j},
+            ],
+            "full": [
+                {"side": s, "uplo": "U", "m": n, "n": n, "alpha": complex(a), "beta": complex(b)}
+                for n in [1, 32, 64, 128, 160]
+                for a in (1.0, 0.0, -1.0)
+                for b in (0.0, 0.5)
+                for s in ("L", "R")
+            ],
+            "edge": [
+                {
+                    "side": "L",
+                    "uplo": "L",
+                    "m": 9,
+                    "n": 6,
+                    "alpha": 0.5 + 0.5j,
+                    "beta": 0.5 + 0j,
+                    "lda": 12,
+                    "ldb": 10,
+                    "ldc": 11,
+                    "garbage": "nan",
+                },
+                {
+                    "side": "R",
+                    "uplo": "U",
+                    "m": 8,
+                    "n": 5,
+                    "alpha": 1.0 + 0j,
+                    "beta": 0j,
+                    "nan_C": True,
+                    "garbage": "nan",
+                },
+                {"side": "L", "uplo": "U", "m": 0, "n": 5, "alpha": 1.0 + 0j, "beta": 0.5 + 0j},
+            ],
             "perf": [{"side": "L", "uplo": "U", "m": 4096, "n": 4096, "alpha": 1.0 + 0j, "beta": 0j}],
         },
-        make_inputs=_symm_inputs, written=_symm_c_written,
+        make_inputs=_symm_inputs,
+        written=_symm_c_written,
         reduce_dim=lambda case: max(1, case["m"] if case["side"] == "L" else case["n"]),
         cost_model=lambda case, inputs: B.cost(
             2.0 * case["m"] * case["n"] * (case["m"] if case["side"] == "L" else case["n"]),
-            (case["m"] if case["side"] == "L" else case["n"]) ** 2 / 2 + 3 * case["m"] * case["n"], "complex64"),
+            (case["m"] if case["side"] == "L" else case["n"]) ** 2 / 2 + 3 * case["m"] * case["n"],
+            "complex64",
+        ),
         vendor=vendor_for("cublasCsymm_v2"),
     ),
     B.blas_spec(
-        name="cublasSsyrk_v2", category="blas3", params=("uplo", "trans", "n", "k", "alpha", "A", "lda", "beta", "C",
-                                                         "ldc"),
-        outputs=("C",), reference_impl=cublasSsyrk_v2,
+        name="cublasSsyrk_v2",
+        category="blas3",
+        params=("uplo", "trans", "n", "k", "alpha", "A", "lda", "beta", "C", "ldc"),
+        outputs=("C",),
+        reference_impl=cublasSsyrk_v2,
         description="BLAS syrk (float32): C = alpha*op(A)*op(A)^T + beta*C on the `uplo` triangle of the n x n "
         "column-major C (ldc) only (the other triangle is neither read nor written); op(A) is n x k (A n x k for "
         "trans 'N', k x n for 'T', column-major lda).",
-        cases={**_syrk_cases(False),
-               "full": [{"uplo": "L", "trans": t, "n": n, "k": max(1, n // 2), "alpha": a, "beta": 0.25}
-                        for n in [1, 32, 71, 1024, 4096, 5333] for a in [1.0, 0.0, -0.999, 0.5, 100.001]
-                        for t in ("N", "T")]},
-        make_inputs=_syrk_inputs("float32"), written=_syrk_written, reduce_dim=lambda case: max(1, case["k"]),
-        cost_model=_syrk_cost("float32"), vendor=vendor_for("cublasSsyrk_v2"),
+        cases={
+            **_syrk_cases(False),
+            "full": [
+                {"uplo": "L", "trans": t, "n": n, "k": max(1, n // 2), "alpha": a, "beta": 0.25}
+                for n in [1, 32, 71, 1024, 4096, 5333]
+                for a in [1.0, 0.0, -0.999, 0.5, 100.001]
+                for t in ("N", "T")
+            ],
+        },
+        make_inputs=_syrk_inputs("float32"),
+        written=_syrk_written,
+        reduce_dim=lambda case: max(1, case["k"]),
+        cost_model=_syrk_cost("float32"),
+        vendor=vendor_for("cublasSsyrk_v2"),
     ),
     B.blas_spec(
-        name="cublasCsyrkEx", category="blas3",
-        params=("uplo", "trans", "n", "k", "alpha", "A", "Atype", "lda", "beta", "C", "Ctype", "ldc"), outputs=("C",),
+        name="cublasCsyrkEx",
+        category="blas3",
+        params=("uplo", "trans", "n", "k", "alpha", "A", "Atype", "lda", "beta", "C", "Ctype", "ldc"),
+        outputs=("C",),
         reference_impl=cublasCsyrkEx,
         description="cuBLAS syrkEx (complex64 in and out, CUDA_C_32F = 4): C = alpha*op(A)*op(A)^T + beta*C "
         "(transpose, no conjugation) on the `uplo` triangle of the n x n column-major C only; op(A) n x k.",
-        cases={**_syrk_cases(True),
-               "full": [{"uplo": u, "trans": t, "n": n, "k": k, "alpha": a, "beta": b}
-                        for n in [1, 17, 32, 33, 71, 160, 497, 1024, 4096, 4113, 5333] for k in [1, 17, 33, 71, 160, 497]
-                        for u in ("L", "U") for t in ("N", "T")
-                        for a in [1 + 0j, 0j, 0.5 + 0.3j, 0.001 + 0.001j, -0.999 + 0j, 100.001 + 0j, -1 + 0j]
-                        for b in [0j, 1 + 0j, 0.5 - 0.25j, -1 + 0j, 0.001 + 0.001j]]},
-        make_inputs=_syrk_inputs("complex64"), written=_syrk_written, reduce_dim=lambda case: max(1, case["k"]),
+        cases={
+            **_syrk_cases(True),
+            "full": [
+                {"uplo": u, "trans": t, "n": n, "k": k, "alpha": a, "beta": b}
+                for n in [1, 17, 32, 33, 71, 160, 497, 1024, 4096, 4113, 5333]
+                for k in [1, 17, 33, 71, 160, 497]
+                for u in ("L", "U")
+                for t in ("N", "T")
+                for a in [1 + 0j, 0j, 0.5 + 0.3j, 0.001 + 0.001j, -0.999 + 0j, 100.001 + 0j, -1 + 0j]
+                for b in [0j, 1 + 0j, 0.5 - 0.25j, -1 + 0j, 0.001 + 0.001j]
+            ],
+        },
+        make_inputs=_syrk_inputs("complex64"),
+        written=_syrk_written,
+        reduce_dim=lambda case: max(1, case["k"]),
         cost_model=_syrk_cost("complex64"),
         notes="Upstream also runs trans='C' (2), which cuBLAS rejects for the symmetric rank-k update "
         "(CUBLAS_STATUS_INVALID_VALUE); those cases are left out (9240 of upstream's 13860 remain). Upstream passes "
@@ -693,8 +1046,15 @@ def _trsm_compare(batched: bool) -> Callable[[object, object, dict, Inputs], Com
             return B.compare_tensors(o[written], r[written], exact=True, what=what)
         size = m if inputs["side"] == "L" else n
         matrix = _triangular_operator(a_buf, inputs["lda"], size, inputs["uplo"], inputs["trans"], inputs["diag"])
-        return B.residual_check(B.read_matrix(out, m, n, ldb), B.read_matrix(ref, m, n, ldb), matrix,
-                                left=inputs["side"] == "L", n=size, dtype=out.dtype, what=what)
+        return B.residual_check(
+            B.read_matrix(out, m, n, ldb),
+            B.read_matrix(ref, m, n, ldb),
+            matrix,
+            left=inputs["side"] == "L",
+            n=size,
+            dtype=out.dtype,
+            what=what,
+        )
 
     def compare(out, ref, case: dict, inputs: Inputs) -> Comparison:
         if not batched:
@@ -720,15 +1080,36 @@ def _trsm_cost(dtype: str) -> Callable[[dict, Inputs], Cost]:
     return cost
 
 
-TRSM_DESCRIPTION = ("solves op(A)*X = alpha*B (side 'L', A m x m) or X*op(A) = alpha*B (side 'R', A n x n) and "
-                    "overwrites the m x n B (ldb) with X; A column-major (lda), triangular by `uplo` (the other "
-                    "triangle is not read), diag='U': unit diagonal, not read; alpha == 0 sets B to zero. Checked by "
-                    "backward error (40*eps*size), not element-wise.")
+TRSM_DESCRIPTION = (
+    "solves op(A)*X = alpha*B (side 'L', A m x m) or X*op(A) = alpha*B (side 'R', A n x n) and "
+    "overwrites the m x n B (ldb) with X; A column-major (lda), triangular by `uplo` (the other "
+    "triangle is not read), diag='U': unit diagonal, not read; alpha == 0 sets B to zero. Checked by "
+    "backward error (40*eps*size), not element-wise."
+)
 TRSM_EDGE = [
-    {"side": "R", "uplo": "L", "trans": "T", "diag": "U", "m": 9, "n": 6, "alpha": 0.5, "lda": 8, "ldb": 12,
-     "garbage": "nan"},
-    {"side": "L", "uplo": "U", "trans": "N", "diag": "N", "m": 7, "n": 5, "alpha": 0.0, "nan_B": True,
-     "garbage": "nan"},
+    {
+        "side": "R",
+        "uplo": "L",
+        "trans": "T",
+        "diag": "U",
+        "m": 9,
+        "n": 6,
+        "alpha": 0.5,
+        "lda": 8,
+        "ldb": 12,
+        "garbage": "nan",
+    },
+    {
+        "side": "L",
+        "uplo": "U",
+        "trans": "N",
+        "diag": "N",
+        "m": 7,
+        "n": 5,
+        "alpha": 0.0,
+        "nan_B": True,
+        "garbage": "nan",
+    },
     {"side": "L", "uplo": "L", "trans": "N", "diag": "N", "m": 0, "n": 5, "alpha": 1.0},
 ]
 
@@ -740,48 +1121,116 @@ def _trsm_batched_spec(name: str, dtype: str) -> OperatorSpec:
         return [{**c, "alpha": complex(c["alpha"])} for c in cases] if complex_ else cases
 
     return B.blas_spec(
-        name=name, category="blas3",
+        name=name,
+        category="blas3",
         params=("side", "uplo", "trans", "diag", "m", "n", "alpha", "Aarray", "lda", "Barray", "ldb", "batchCount"),
-        outputs=("Barray",), reference_impl=globals()[name],
+        outputs=("Barray",),
+        reference_impl=globals()[name],
         description=f"BLAS trsmBatched ({dtype}): for i < batchCount, {TRSM_DESCRIPTION} Aarray and Barray are Python "
         "lists of tensors (upstream: device pointer arrays).",
         cases={
-            "smoke": cplx([{"side": "L", "uplo": "U", "trans": "N", "diag": "N", "m": 13, "n": 6, "alpha": 0.5,
-                            "batchCount": 3},
-                           {"side": "R", "uplo": "L", "trans": "T", "diag": "U", "m": 5, "n": 9, "alpha": -1.0,
-                            "batchCount": 2}]),
-            "full": cplx([{"side": "L", "uplo": "U", "trans": "N", "diag": "N", "m": m, "n": n, "alpha": a,
-                           "batchCount": b}
-                          for m in (4, 16, 32, 64) for n in (4, 16, 32) for a in (1.0, 0.5, -1.0) for b in (1, 2, 4)]),
-            "edge": cplx([{**c, "batchCount": 2} for c in TRSM_EDGE]
-                         + [{**TRSM_EDGE[0], "trans": "C" if complex_ else "T", "batchCount": 0}]),
-            "perf": cplx([{"side": "L", "uplo": "U", "trans": "N", "diag": "N", "m": 64, "n": 64, "alpha": 1.0,
-                           "batchCount": 4096},
-                          {"side": "R", "uplo": "L", "trans": "T", "diag": "N", "m": 256, "n": 128, "alpha": 1.0,
-                           "batchCount": 256}]),
+            "smoke": cplx(
+                [
+                    {
+                        "side": "L",
+                        "uplo": "U",
+                        "trans": "N",
+                        "diag": "N",
+                        "m": 13,
+                        "n": 6,
+                        "alpha": 0.5,
+                        "batchCount": 3,
+                    },
+                    {
+                        "side": "R",
+                        "uplo": "L",
+                        "trans": "T",
+                        "diag": "U",
+                        "m": 5,
+                        "n": 9,
+                        "alpha": -1.0,
+                        "batchCount": 2,
+                    },
+                ]
+            ),
+            "full": cplx(
+                [
+                    {"side": "L", "uplo": "U", "trans": "N", "diag": "N", "m": m, "n": n, "alpha": a, "batchCount": b}
+                    for m in (4, 16, 32, 64)
+                    for n in (4, 16, 32)
+                    for a in (1.0, 0.5, -1.0)
+                    for b in (1, 2, 4)
+                ]
+            ),
+            "edge": cplx(
+                [{**c, "batchCount": 2} for c in TRSM_EDGE]
+                + [{**TRSM_EDGE[0], "trans": "C" if complex_ else "T", "batchCount": 0}]
+            ),
+            "perf": cplx(
+                [
+                    {
+                        "side": "L",
+                        "uplo": "U",
+                        "trans": "N",
+                        "diag": "N",
+                        "m": 64,
+                        "n": 64,
+                        "alpha": 1.0,
+                        "batchCount": 4096,
+                    },
+                    {
+                        "side": "R",
+                        "uplo": "L",
+                        "trans": "T",
+                        "diag": "N",
+                        "m": 256,
+                        "n": 128,
+                        "alpha": 1.0,
+                        "batchCount": 256,
+                    },
+                ]
+            ),
         },
-        make_inputs=_trsm_inputs(dtype, True), compare=_trsm_compare(True), reduce_dim=_trsm_size,
-        cost_model=_trsm_cost(dtype), vendor=vendor_for(name),
+        make_inputs=_trsm_inputs(dtype, True),
+        compare=_trsm_compare(True),
+        reduce_dim=_trsm_size,
+        cost_model=_trsm_cost(dtype),
+        vendor=vendor_for(name),
     )
 
 
 TRSM_SPECS: list[OperatorSpec] = [
     B.blas_spec(
-        name="cublasStrsm_v2", category="blas3",
-        params=("side", "uplo", "trans", "diag", "m", "n", "alpha", "A", "lda", "B", "ldb"), outputs=("B",),
-        reference_impl=cublasStrsm_v2, description=f"BLAS trsm (float32): {TRSM_DESCRIPTION}",
+        name="cublasStrsm_v2",
+        category="blas3",
+        params=("side", "uplo", "trans", "diag", "m", "n", "alpha", "A", "lda", "B", "ldb"),
+        outputs=("B",),
+        reference_impl=cublasStrsm_v2,
+        description=f"BLAS trsm (float32): {TRSM_DESCRIPTION}",
         cases={
-            "smoke": [{"side": "L", "uplo": "U", "trans": "N", "diag": "N", "m": 13, "n": 6, "alpha": 1.0},
-                      {"side": "R", "uplo": "L", "trans": "T", "diag": "U", "m": 5, "n": 9, "alpha": -0.5}],
-            "full": [{"side": "L", "uplo": u, "trans": t, "diag": d, "m": m, "n": n, "alpha": 1.0}
-                     for m in (1, 16, 48, 64) for n in (1, 8, 16) for t in ("N", "T") for u in ("L", "U")
-                     for d in ("N", "U")],
+            "smoke": [
+                {"side": "L", "uplo": "U", "trans": "N", "diag": "N", "m": 13, "n": 6, "alpha": 1.0},
+                {"side": "R", "uplo": "L", "trans": "T", "diag": "U", "m": 5, "n": 9, "alpha": -0.5},
+            ],
+            "full": [
+                {"side": "L", "uplo": u, "trans": t, "diag": d, "m": m, "n": n, "alpha": 1.0}
+                for m in (1, 16, 48, 64)
+                for n in (1, 8, 16)
+                for t in ("N", "T")
+                for u in ("L", "U")
+                for d in ("N", "U")
+            ],
             "edge": TRSM_EDGE,
-            "perf": [{"side": "L", "uplo": "L", "trans": "N", "diag": "N", "m": 4096, "n": 4096, "alpha": 1.0},
-                     {"side": "R", "uplo": "U", "trans": "T", "diag": "N", "m": 8192, "n": 1024, "alpha": 1.0}],
+            "perf": [
+                {"side": "L", "uplo": "L", "trans": "N", "diag": "N", "m": 4096, "n": 4096, "alpha": 1.0},
+                {"side": "R", "uplo": "U", "trans": "T", "diag": "N", "m": 8192, "n": 1024, "alpha": 1.0},
+            ],
         },
-        make_inputs=_trsm_inputs("float32", False), compare=_trsm_compare(False), reduce_dim=_trsm_size,
-        cost_model=_trsm_cost("float32"), vendor=vendor_for("cublasStrsm_v2"),
+        make_inputs=_trsm_inputs("float32", False),
+        compare=_trsm_compare(False),
+        reduce_dim=_trsm_size,
+        cost_model=_trsm_cost("float32"),
+        vendor=vendor_for("cublasStrsm_v2"),
     ),
     _trsm_batched_spec("cublasDtrsmBatched", "float64"),
     _trsm_batched_spec("cublasZtrsmBatched", "complex128"),

@@ -91,8 +91,12 @@ def close(atol: float | Mapping[torch.dtype, float], rtol: float | Mapping[torch
         ok = torch.isclose(o64, r64, rtol=r, atol=a, equal_nan=True)
         if bool(ok.all()):
             return Comparison(True, max_abs, max_rel)
-        return Comparison(False, max_abs, max_rel,
-                          f"{what}: {int((~ok).sum())} of {ok.numel()} elements outside atol={a:g}, rtol={r:g}")
+        return Comparison(
+            False,
+            max_abs,
+            max_rel,
+            f"{what}: {int((~ok).sum())} of {ok.numel()} elements outside atol={a:g}, rtol={r:g}",
+        )
 
     return check
 
@@ -128,8 +132,12 @@ def int_within(step: int) -> Checker:
         worst = int(diff.max()) if diff.numel() else 0
         if worst <= step:
             return Comparison(True, float(worst), None)
-        return Comparison(False, float(worst), None,
-                          f"{what}: {int((diff > step).sum())} elements differ by more than {step} (max {worst})")
+        return Comparison(
+            False,
+            float(worst),
+            None,
+            f"{what}: {int((diff > step).sum())} elements differ by more than {step} (max {worst})",
+        )
 
     return check
 
@@ -140,7 +148,7 @@ def fp8_within_one_step(out: Any, ref: Any, what: str) -> Comparison:
     bad = _basic(out, ref, what)
     if bad is not None:
         return bad
-    return close(2.0 ** -9, 0.125)(out.float(), ref.float(), what)
+    return close(2.0**-9, 0.125)(out.float(), ref.float(), what)
 
 
 def ignore(out: Any, ref: Any, what: str) -> Comparison:
@@ -176,6 +184,7 @@ def per_output(*checkers: Checker) -> Callable[[Any, Any, Any, Inputs], Comparis
 
 
 # ---------------------------------------------------------------- invoke / spec factory
+
 
 def parameter_names(fn: Callable[..., Any]) -> list[str]:
     return list(inspect.signature(fn).parameters)

@@ -17,10 +17,21 @@ V2_PARTITION_SIZE = 512
 
 # ---------------------------------------------------------------- paged attention
 
-def _paged_decode(out: torch.Tensor, query: torch.Tensor, key_cache: torch.Tensor, value_cache: torch.Tensor,
-                  num_kv_heads: int, scale: float, block_tables: torch.Tensor, seq_lens: torch.Tensor,
-                  alibi_slopes: torch.Tensor | None, kv_cache_dtype: str, k_scale: torch.Tensor,
-                  v_scale: torch.Tensor) -> None:
+
+def _paged_decode(
+    out: torch.Tensor,
+    query: torch.Tensor,
+    key_cache: torch.Tensor,
+    value_cache: torch.Tensor,
+    num_kv_heads: int,
+    scale: float,
+    block_tables: torch.Tensor,
+    seq_lens: torch.Tensor,
+    alibi_slopes: torch.Tensor | None,
+    kv_cache_dtype: str,
+    k_scale: torch.Tensor,
+    v_scale: torch.Tensor,
+) -> None:
     """Single-query attention of every sequence over its cached keys/values, computed in fp32."""
     seqs, heads, head_size = query.shape
     block_size = value_cache.shape[3]
@@ -47,26 +58,82 @@ def _paged_decode(out: torch.Tensor, query: torch.Tensor, key_cache: torch.Tenso
     out.copy_(torch.einsum("skgl,slkd->skgd", probs, v).reshape(seqs, heads, head_size).to(out.dtype))
 
 
-def paged_attention_v1(out: torch.Tensor, query: torch.Tensor, key_cache: torch.Tensor, value_cache: torch.Tensor,
-                       num_kv_heads: int, scale: float, block_tables: torch.Tensor, seq_lens: torch.Tensor,
-                       block_size: int, max_seq_len: int, alibi_slopes: torch.Tensor | None, kv_cache_dtype: str,
-                       k_scale: torch.Tensor, v_scale: torch.Tensor, tp_rank: int = 0,
-                       blocksparse_local_blocks: int = 0, blocksparse_vert_stride: int = 0,
-                       blocksparse_block_size: int = 64, blocksparse_head_sliding_step: int = 0) -> None:
-    _paged_decode(out, query, key_cache, value_cache, num_kv_heads, scale, block_tables, seq_lens, alibi_slopes,
-                  kv_cache_dtype, k_scale, v_scale)
+def paged_attention_v1(
+    out: torch.Tensor,
+    query: torch.Tensor,
+    key_cache: torch.Tensor,
+    value_cache: torch.Tensor,
+    num_kv_heads: int,
+    scale: float,
+    block_tables: torch.Tensor,
+    seq_lens: torch.Tensor,
+    block_size: int,
+    max_seq_len: int,
+    alibi_slopes: torch.Tensor | None,
+    kv_cache_dtype: str,
+    k_scale: torch.Tensor,
+    v_scale: torch.Tensor,
+    tp_rank: int = 0,
+    blocksparse_local_blocks: int = 0,
+    blocksparse_vert_stride: int = 0,
+    blocksparse_block_size: int = 64,
+    blocksparse_head_sliding_step: int = 0,
+) -> None:
+    _paged_decode(
+        out,
+        query,
+        key_cache,
+        value_cache,
+        num_kv_heads,
+        scale,
+        block_tables,
+        seq_lens,
+        alibi_slopes,
+        kv_cache_dtype,
+        k_scale,
+        v_scale,
+    )
 
 
-def paged_attention_v2(out: torch.Tensor, exp_sum: torch.Tensor, max_logits: torch.Tensor, tmp_out: torch.Tensor,
-                       query: torch.Tensor, key_cache: torch.Tensor, value_cache: torch.Tensor, num_kv_heads: int,
-                       scale: float, block_tables: torch.Tensor, seq_lens: torch.Tensor, block_size: int,
-                       max_seq_len: int, alibi_slopes: torch.Tensor | None, kv_cache_dtype: str,
-                       k_scale: torch.Tensor, v_scale: torch.Tensor, tp_rank: int = 0,
-                       blocksparse_local_blocks: int = 0, blocksparse_vert_stride: int = 0,
-                       blocksparse_block_size: int = 64, blocksparse_head_sliding_step: int = 0) -> None:
+def paged_attention_v2(
+    out: torch.Tensor,
+    exp_sum: torch.Tensor,
+    max_logits: torch.Tensor,
+    tmp_out: torch.Tensor,
+    query: torch.Tensor,
+    key_cache: torch.Tensor,
+    value_cache: torch.Tensor,
+    num_kv_heads: int,
+    scale: float,
+    block_tables: torch.Tensor,
+    seq_lens: torch.Tensor,
+    block_size: int,
+    max_seq_len: int,
+    alibi_slopes: torch.Tensor | None,
+    kv_cache_dtype: str,
+    k_scale: torch.Tensor,
+    v_scale: torch.Tensor,
+    tp_rank: int = 0,
+    blocksparse_local_blocks: int = 0,
+    blocksparse_vert_stride: int = 0,
+    blocksparse_block_size: int = 64,
+    blocksparse_head_sliding_step: int = 0,
+) -> None:
     # exp_sum / max_logits / tmp_out are the partition scratch buffers; only `out` is the result
-    _paged_decode(out, query, key_cache, value_cache, num_kv_heads, scale, block_tables, seq_lens, alibi_slopes,
-                  kv_cache_dtype, k_scale, v_scale)
+    _paged_decode(
+        out,
+        query,
+        key_cache,
+        value_cache,
+        num_kv_heads,
+        scale,
+        block_tables,
+        seq_lens,
+        alibi_slopes,
+        kv_cache_dtype,
+        k_scale,
+        v_scale,
+    )
 
 
 def _paged_inputs(case: dict[str, Any], rng: Rng, *, v2: bool) -> dict[str, Any]:
@@ -86,14 +153,20 @@ def _paged_inputs(case: dict[str, Any], rng: Rng, *, v2: bool) -> dict[str, Any]
         "query": rng.randn((seqs, heads, head_size), dtype),
         "key_cache": rng.randn((num_blocks, kv_heads, head_size // x, block_size, x), dtype),
         "value_cache": rng.randn((num_blocks, kv_heads, head_size, block_size), dtype),
-        "num_kv_heads": kv_heads, "scale": 1.0 / math.sqrt(head_size), "block_tables": table,
-        "seq_lens": torch.tensor(lens, dtype=torch.int32, device=dev), "block_size": block_size,
+        "num_kv_heads": kv_heads,
+        "scale": 1.0 / math.sqrt(head_size),
+        "block_tables": table,
+        "seq_lens": torch.tensor(lens, dtype=torch.int32, device=dev),
+        "block_size": block_size,
         "max_seq_len": max_len,
         "alibi_slopes": rng.uniform((heads,), 0.0, 0.5) if case.get("alibi") else None,
         "kv_cache_dtype": "auto",
         "k_scale": torch.ones(1, dtype=torch.float32, device=dev),
         "v_scale": torch.ones(1, dtype=torch.float32, device=dev),
-        "tp_rank": 0, "blocksparse_local_blocks": 0, "blocksparse_vert_stride": 0, "blocksparse_block_size": 64,
+        "tp_rank": 0,
+        "blocksparse_local_blocks": 0,
+        "blocksparse_vert_stride": 0,
+        "blocksparse_block_size": 64,
         "blocksparse_head_sliding_step": 0,
     }
     if v2:
@@ -112,8 +185,11 @@ def _attention_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
     tokens = float(inputs["seq_lens"].long().sum())
     heads, head_size = q.shape[1], q.shape[2]
     kv_bytes = 2.0 * tokens * inputs["num_kv_heads"] * head_size * q.element_size()
-    return Cost(flops=4.0 * tokens * heads * head_size, bytes=kv_bytes + 2.0 * q.numel() * q.element_size(),
-                dtype=str(q.dtype).removeprefix("torch."))
+    return Cost(
+        flops=4.0 * tokens * heads * head_size,
+        bytes=kv_bytes + 2.0 * q.numel() * q.element_size(),
+        dtype=str(q.dtype).removeprefix("torch."),
+    )
 
 
 PAGED_DESCRIPTION = (
@@ -132,25 +208,74 @@ PAGED_V1 = vllm_spec(
     make_inputs=lambda case, rng: _paged_inputs(case, rng, v2=False),
     cases={
         "smoke": [
-            {"num_seqs": 2, "context_len": 20, "num_heads": 4, "head_size": 32, "kv_divisor": 2, "block_size": 8,
-             "dtype": "float16"},
-            {"num_seqs": 3, "context_len": 9, "num_heads": 2, "head_size": 64, "kv_divisor": 1, "block_size": 16,
-             "dtype": "float16"},
+            {
+                "num_seqs": 2,
+                "context_len": 20,
+                "num_heads": 4,
+                "head_size": 32,
+                "kv_divisor": 2,
+                "block_size": 8,
+                "dtype": "float16",
+            },
+            {
+                "num_seqs": 3,
+                "context_len": 9,
+                "num_heads": 2,
+                "head_size": 64,
+                "kv_divisor": 1,
+                "block_size": 16,
+                "dtype": "float16",
+            },
         ],
-        "full": product(num_seqs=[1, 4, 16, 71], context_len=[1, 33, 128, 512, 2048], num_heads=[8, 16],
-                        head_size=[64, 80, 128], kv_divisor=[1, 4], block_size=[16, 32],
-                        dtype=["float16", "bfloat16"]),
+        "full": product(
+            num_seqs=[1, 4, 16, 71],
+            context_len=[1, 33, 128, 512, 2048],
+            num_heads=[8, 16],
+            head_size=[64, 80, 128],
+            kv_divisor=[1, 4],
+            block_size=[16, 32],
+            dtype=["float16", "bfloat16"],
+        ),
         "edge": [
-            {"num_seqs": 5, "context_len": 77, "num_heads": 8, "head_size": 128, "kv_divisor": 8, "block_size": 16,
-             "dtype": "float16", "alibi": True},
-            {"num_seqs": 3, "context_len": 300, "num_heads": 40, "head_size": 256, "kv_divisor": 1,
-             "block_size": 32, "dtype": "bfloat16"},
+            {
+                "num_seqs": 5,
+                "context_len": 77,
+                "num_heads": 8,
+                "head_size": 128,
+                "kv_divisor": 8,
+                "block_size": 16,
+                "dtype": "float16",
+                "alibi": True,
+            },
+            {
+                "num_seqs": 3,
+                "context_len": 300,
+                "num_heads": 40,
+                "head_size": 256,
+                "kv_divisor": 1,
+                "block_size": 32,
+                "dtype": "bfloat16",
+            },
         ],
         "perf": [
-            {"num_seqs": 64, "context_len": 2048, "num_heads": 32, "head_size": 128, "kv_divisor": 4,
-             "block_size": 16, "dtype": "bfloat16"},
-            {"num_seqs": 256, "context_len": 1024, "num_heads": 64, "head_size": 128, "kv_divisor": 8,
-             "block_size": 16, "dtype": "float16"},
+            {
+                "num_seqs": 64,
+                "context_len": 2048,
+                "num_heads": 32,
+                "head_size": 128,
+                "kv_divisor": 4,
+                "block_size": 16,
+                "dtype": "bfloat16",
+            },
+            {
+                "num_seqs": 256,
+                "context_len": 1024,
+                "num_heads": 64,
+                "head_size": 128,
+                "kv_divisor": 8,
+                "block_size": 16,
+                "dtype": "float16",
+            },
         ],
     },
     fidelity=(
@@ -168,7 +293,8 @@ PAGED_V1 = vllm_spec(
 PAGED_V2 = vllm_spec(
     name="paged_attention_v2",
     category="attention",
-    description=PAGED_DESCRIPTION + (
+    description=PAGED_DESCRIPTION
+    + (
         " v2 splits each sequence into partitions of 512 tokens: exp_sum, max_logits [S, Hq, P] fp32 and tmp_out "
         "[S, Hq, P, D] are scratch buffers for the partial results (P = ceil(max_seq_len / 512)); only `out` is "
         "checked."
@@ -177,25 +303,65 @@ PAGED_V2 = vllm_spec(
     make_inputs=lambda case, rng: _paged_inputs(case, rng, v2=True),
     cases={
         "smoke": [
-            {"num_seqs": 2, "context_len": 20, "num_heads": 4, "head_size": 32, "kv_divisor": 2, "block_size": 8,
-             "dtype": "float16"},
-            {"num_seqs": 2, "context_len": 530, "num_heads": 2, "head_size": 32, "kv_divisor": 1, "block_size": 16,
-             "dtype": "float16"},
+            {
+                "num_seqs": 2,
+                "context_len": 20,
+                "num_heads": 4,
+                "head_size": 32,
+                "kv_divisor": 2,
+                "block_size": 8,
+                "dtype": "float16",
+            },
+            {
+                "num_seqs": 2,
+                "context_len": 530,
+                "num_heads": 2,
+                "head_size": 32,
+                "kv_divisor": 1,
+                "block_size": 16,
+                "dtype": "float16",
+            },
         ],
         "full": [
-            {"num_seqs": s, "num_heads": h, "kv_divisor": h // kv, "head_size": d, "block_size": bs,
-             "context_len": ctx, "dtype": dtype}
-            for (s, h, kv, d, bs, _nb, ctx) in [(2, 8, 8, 64, 16, 32, 128), (4, 8, 8, 64, 16, 64, 256),
-                                                (4, 32, 8, 128, 16, 128, 512), (8, 16, 8, 128, 16, 256, 1024)]
+            {
+                "num_seqs": s,
+                "num_heads": h,
+                "kv_divisor": h // kv,
+                "head_size": d,
+                "block_size": bs,
+                "context_len": ctx,
+                "dtype": dtype,
+            }
+            for (s, h, kv, d, bs, _nb, ctx) in [
+                (2, 8, 8, 64, 16, 32, 128),
+                (4, 8, 8, 64, 16, 64, 256),
+                (4, 32, 8, 128, 16, 128, 512),
+                (8, 16, 8, 128, 16, 256, 1024),
+            ]
             for dtype in ("float16", "bfloat16")
         ],
         "edge": [
-            {"num_seqs": 3, "context_len": 1537, "num_heads": 8, "head_size": 80, "kv_divisor": 4, "block_size": 32,
-             "dtype": "float16", "alibi": True},
+            {
+                "num_seqs": 3,
+                "context_len": 1537,
+                "num_heads": 8,
+                "head_size": 80,
+                "kv_divisor": 4,
+                "block_size": 32,
+                "dtype": "float16",
+                "alibi": True,
+            },
         ],
         "perf": [
-            {"num_seqs": 32, "context_len": 8192, "num_heads": 32, "head_size": 128, "kv_divisor": 4,
-             "block_size": 16, "dtype": "bfloat16"},
+            {
+                "num_seqs": 32,
+                "context_len": 8192,
+                "num_heads": 32,
+                "head_size": 128,
+                "kv_divisor": 4,
+                "block_size": 16,
+                "dtype": "bfloat16",
+            },
         ],
     },
     fidelity=(
@@ -212,9 +378,15 @@ PAGED_V2 = vllm_spec(
 
 # ---------------------------------------------------------------- merge_attn_states
 
-def merge_attn_states(output: torch.Tensor, prefix_output: torch.Tensor, prefix_lse: torch.Tensor,
-                      suffix_output: torch.Tensor, suffix_lse: torch.Tensor,
-                      output_lse: torch.Tensor | None = None) -> None:
+
+def merge_attn_states(
+    output: torch.Tensor,
+    prefix_output: torch.Tensor,
+    prefix_lse: torch.Tensor,
+    suffix_output: torch.Tensor,
+    suffix_lse: torch.Tensor,
+    output_lse: torch.Tensor | None = None,
+) -> None:
     # LSEs are [H, T]; +inf marks an empty partition and counts as -inf
     p = prefix_lse.float().masked_fill(torch.isposinf(prefix_lse), float("-inf"))
     s = suffix_lse.float().masked_fill(torch.isposinf(suffix_lse), float("-inf"))
@@ -239,10 +411,13 @@ def _merge_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     dev = rng.device
     return {
         "output": torch.full((tokens, heads, head_dim), float("nan"), dtype=dtype, device=dev),
-        "prefix_output": rng.randn((tokens, heads, head_dim), dtype), "prefix_lse": prefix_lse,
-        "suffix_output": rng.randn((tokens, heads, head_dim), dtype), "suffix_lse": suffix_lse,
-        "output_lse": (torch.full((heads, tokens), float("nan"), dtype=torch.float32, device=dev)
-                       if case.get("with_lse") else None),
+        "prefix_output": rng.randn((tokens, heads, head_dim), dtype),
+        "prefix_lse": prefix_lse,
+        "suffix_output": rng.randn((tokens, heads, head_dim), dtype),
+        "suffix_lse": suffix_lse,
+        "output_lse": (
+            torch.full((heads, tokens), float("nan"), dtype=torch.float32, device=dev) if case.get("with_lse") else None
+        ),
     }
 
 
@@ -258,13 +433,19 @@ MERGE_ATTN_STATES = vllm_spec(
     reference_impl=merge_attn_states,
     make_inputs=_merge_inputs,
     cases={
-        "smoke": [{"shape": [3, 2, 16], "dtype": "float32", "with_lse": True},
-                  {"shape": [4, 3, 32], "dtype": "float16"}],
-        "full": product(shape=[(1, 8, 64), (4, 8, 64), (4, 32, 128), (16, 8, 128), (16, 32, 64), (64, 32, 128)],
-                        dtype=["float16", "bfloat16", "float32"]),
+        "smoke": [
+            {"shape": [3, 2, 16], "dtype": "float32", "with_lse": True},
+            {"shape": [4, 3, 32], "dtype": "float16"},
+        ],
+        "full": product(
+            shape=[(1, 8, 64), (4, 8, 64), (4, 32, 128), (16, 8, 128), (16, 32, 64), (64, 32, 128)],
+            dtype=["float16", "bfloat16", "float32"],
+        ),
         "edge": [{"shape": [13, 5, 80], "dtype": "float16", "with_lse": True, "empty_partitions": True}],
-        "perf": [{"shape": [4096, 32, 128], "dtype": "bfloat16", "with_lse": True},
-                 {"shape": [16384, 8, 128], "dtype": "float16"}],
+        "perf": [
+            {"shape": [4096, 32, 128], "dtype": "bfloat16", "with_lse": True},
+            {"shape": [16384, 8, 128], "dtype": "float16"},
+        ],
     },
     fidelity=(
         "vLLM csrc/attention/merge_attn_states.cu and vllm/v1/attention/ops/triton_merge_attn_states.py semantics "
@@ -281,8 +462,18 @@ MERGE_ATTN_STATES = vllm_spec(
 
 # ---------------------------------------------------------------- convert_vertical_slash_indexes
 
-def _vs_row(vertical: list[int], slash: list[int], start_m: int, end_m: int, shift: int, kv_len: int,
-            block_m: int, block_n: int, causal: bool) -> tuple[list[int], list[int]]:
+
+def _vs_row(
+    vertical: list[int],
+    slash: list[int],
+    start_m: int,
+    end_m: int,
+    shift: int,
+    kv_len: int,
+    block_m: int,
+    block_n: int,
+    causal: bool,
+) -> tuple[list[int], list[int]]:
     """One query block's sparse pattern, following vLLM's vertical_slash_index.cu walk: merge the
     diagonal (slash) bands into key-block ranges of width block_n and keep the vertical columns that fall
     outside those ranges. shift = kv_len - q_len (causal) or kv_len (non-causal)."""
@@ -344,9 +535,16 @@ def _vs_row(vertical: list[int], slash: list[int], start_m: int, end_m: int, shi
     return blocks, columns
 
 
-def convert_vertical_slash_indexes(q_seqlens: torch.Tensor, kv_seqlens: torch.Tensor, vertical_indexes: torch.Tensor,
-                                   slash_indexes: torch.Tensor, context_size: int, block_size_M: int,
-                                   block_size_N: int, causal: bool = True) -> tuple:
+def convert_vertical_slash_indexes(
+    q_seqlens: torch.Tensor,
+    kv_seqlens: torch.Tensor,
+    vertical_indexes: torch.Tensor,
+    slash_indexes: torch.Tensor,
+    context_size: int,
+    block_size_M: int,
+    block_size_N: int,
+    causal: bool = True,
+) -> tuple:
     batch, heads, nnz_s = slash_indexes.shape
     nnz_v = vertical_indexes.shape[2]
     rows = (context_size + block_size_M - 1) // block_size_M
@@ -364,11 +562,22 @@ def convert_vertical_slash_indexes(q_seqlens: torch.Tensor, kv_seqlens: torch.Te
                 start_m = r * block_size_M
                 if start_m >= q_lens[b]:
                     continue
-                blocks, columns = _vs_row(vert[b][h], sl[b][h], start_m, start_m + block_size_M, shift,
-                                          kv_lens[b], block_size_M, block_size_N, causal)
+                blocks, columns = _vs_row(
+                    vert[b][h],
+                    sl[b][h],
+                    start_m,
+                    start_m + block_size_M,
+                    shift,
+                    kv_lens[b],
+                    block_size_M,
+                    block_size_N,
+                    causal,
+                )
                 if len(blocks) > nnz_s or len(columns) > nnz_v:
-                    raise ValueError("vertical/slash pattern overflows the output capacity (vLLM would write "
-                                     "past the row); pad slash_indexes with skipped entries")
+                    raise ValueError(
+                        "vertical/slash pattern overflows the output capacity (vLLM would write "
+                        "past the row); pad slash_indexes with skipped entries"
+                    )
                 block_count[b, h, r] = len(blocks)
                 column_count[b, h, r] = len(columns)
                 block_offset[b, h, r, : len(blocks)] = torch.tensor(blocks, dtype=idt)
@@ -381,10 +590,15 @@ def _vs_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     heads, n_v, n_s = case.get("heads", 2), case["nnz_v"], case["nnz_s"]
     dev = rng.device
     # MInference's convention: vertical columns ascending, slash diagonals descending (distinct).
-    vertical = torch.stack([torch.stack([torch.sort(rng.randperm(kv_len)[:n_v]).values for _ in range(heads)])
-                            for _ in range(batch)])
-    real = torch.stack([torch.stack([torch.sort(rng.randperm(kv_len)[:n_s], descending=True).values
-                                     for _ in range(heads)]) for _ in range(batch)])
+    vertical = torch.stack(
+        [torch.stack([torch.sort(rng.randperm(kv_len)[:n_v]).values for _ in range(heads)]) for _ in range(batch)]
+    )
+    real = torch.stack(
+        [
+            torch.stack([torch.sort(rng.randperm(kv_len)[:n_s], descending=True).values for _ in range(heads)])
+            for _ in range(batch)
+        ]
+    )
     # leading entries beyond every row's reach are skipped by the walk but give block_offset room
     # (each real diagonal can open up to two key blocks)
     pad_count = n_s + kv_len // block_n + 2
@@ -393,8 +607,12 @@ def _vs_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     return {
         "q_seqlens": torch.full((batch,), q_len, dtype=torch.int32, device=dev),
         "kv_seqlens": torch.full((batch,), kv_len, dtype=torch.int32, device=dev),
-        "vertical_indexes": vertical.to(torch.int32).to(dev), "slash_indexes": slash.to(torch.int32),
-        "context_size": q_len, "block_size_M": block_m, "block_size_N": block_n, "causal": True,
+        "vertical_indexes": vertical.to(torch.int32).to(dev),
+        "slash_indexes": slash.to(torch.int32),
+        "context_size": q_len,
+        "block_size_M": block_m,
+        "block_size_N": block_n,
+        "causal": True,
     }
 
 
@@ -412,12 +630,28 @@ CONVERT_VERTICAL_SLASH_INDEXES = vllm_spec(
     reference_impl=convert_vertical_slash_indexes,
     make_inputs=_vs_inputs,
     cases={
-        "smoke": [{"config": [1, 8, 16, 4, 4], "nnz_v": 3, "nnz_s": 2},
-                  {"config": [2, 16, 24, 8, 8], "nnz_v": 4, "nnz_s": 3, "heads": 1}],
-        "full": [{"config": list(c), "nnz_v": max(1, c[2] // 4), "nnz_s": max(1, c[2] // 8)} for c in [
-            (2, 4, 8, 4, 4), (4, 8, 16, 4, 4), (2, 8, 16, 8, 8), (4, 16, 32, 8, 8), (2, 4, 16, 4, 4),
-            (4, 16, 32, 8, 8), (4, 32, 64, 8, 8), (8, 16, 32, 8, 8), (8, 32, 64, 16, 16), (8, 32, 64, 8, 8),
-            (8, 64, 128, 8, 8), (16, 32, 64, 8, 8), (16, 64, 128, 16, 16)]],
+        "smoke": [
+            {"config": [1, 8, 16, 4, 4], "nnz_v": 3, "nnz_s": 2},
+            {"config": [2, 16, 24, 8, 8], "nnz_v": 4, "nnz_s": 3, "heads": 1},
+        ],
+        "full": [
+            {"config": list(c), "nnz_v": max(1, c[2] // 4), "nnz_s": max(1, c[2] // 8)}
+            for c in [
+                (2, 4, 8, 4, 4),
+                (4, 8, 16, 4, 4),
+                (2, 8, 16, 8, 8),
+                (4, 16, 32, 8, 8),
+                (2, 4, 16, 4, 4),
+                (4, 16, 32, 8, 8),
+                (4, 32, 64, 8, 8),
+                (8, 16, 32, 8, 8),
+                (8, 32, 64, 16, 16),
+                (8, 32, 64, 8, 8),
+                (8, 64, 128, 8, 8),
+                (16, 32, 64, 8, 8),
+                (16, 64, 128, 16, 16),
+            ]
+        ],
         "edge": [{"config": [1, 40, 100, 16, 8], "nnz_v": 7, "nnz_s": 5, "heads": 3}],
         "perf": [{"config": [1, 4096, 4096, 64, 64], "nnz_v": 1000, "nnz_s": 600, "heads": 8}],
     },

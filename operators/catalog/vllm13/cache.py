@@ -43,9 +43,17 @@ def _scale(value: float, device: torch.device) -> torch.Tensor:
 
 # ---------------------------------------------------------------- reshape_and_cache
 
-def reshape_and_cache(key: torch.Tensor, value: torch.Tensor, key_cache: torch.Tensor, value_cache: torch.Tensor,
-                      slot_mapping: torch.Tensor, kv_cache_dtype: str, k_scale: torch.Tensor,
-                      v_scale: torch.Tensor) -> None:
+
+def reshape_and_cache(
+    key: torch.Tensor,
+    value: torch.Tensor,
+    key_cache: torch.Tensor,
+    value_cache: torch.Tensor,
+    slot_mapping: torch.Tensor,
+    kv_cache_dtype: str,
+    k_scale: torch.Tensor,
+    v_scale: torch.Tensor,
+) -> None:
     heads, head_size = key.shape[1], key.shape[2]
     block_size, x = key_cache.shape[3], key_cache.shape[4]
     rows, blocks, offsets = _slots(slot_mapping, block_size)
@@ -73,9 +81,17 @@ def _rc_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     }
 
 
-UPSTREAM_RC = [(4, 8, 64, 16, 16), (32, 8, 64, 32, 16), (128, 8, 64, 64, 16), (128, 16, 128, 64, 16),
-               (256, 8, 64, 64, 16), (256, 16, 128, 64, 16), (512, 16, 64, 128, 16), (512, 32, 128, 128, 16),
-               (1024, 16, 128, 256, 16)]
+UPSTREAM_RC = [
+    (4, 8, 64, 16, 16),
+    (32, 8, 64, 32, 16),
+    (128, 8, 64, 64, 16),
+    (128, 16, 128, 64, 16),
+    (256, 8, 64, 64, 16),
+    (256, 16, 128, 64, 16),
+    (512, 16, 64, 128, 16),
+    (512, 32, 128, 128, 16),
+    (1024, 16, 128, 256, 16),
+]
 
 RESHAPE_AND_CACHE = vllm_spec(
     name="reshape_and_cache",
@@ -94,11 +110,18 @@ RESHAPE_AND_CACHE = vllm_spec(
         "full": [{"shape": list(s), "dtype": d} for s in UPSTREAM_RC for d in ("float16", "bfloat16")],
         "edge": [
             {"shape": [42, 8, 80, 64, 32], "dtype": "float32", "padded": 5},
-            {"shape": [21, 4, 64, 16, 16], "dtype": "bfloat16", "kv_cache_dtype": "fp8", "k_scale": 0.5,
-             "v_scale": 2.0},
+            {
+                "shape": [21, 4, 64, 16, 16],
+                "dtype": "bfloat16",
+                "kv_cache_dtype": "fp8",
+                "k_scale": 0.5,
+                "v_scale": 2.0,
+            },
         ],
-        "perf": [{"shape": [8192, 8, 128, 4096, 16], "dtype": "bfloat16"},
-                 {"shape": [256, 32, 128, 2048, 16], "dtype": "float16"}],
+        "perf": [
+            {"shape": [8192, 8, 128, 4096, 16], "dtype": "bfloat16"},
+            {"shape": [256, 32, 128, 2048, 16], "dtype": "float16"},
+        ],
     },
     fidelity=(
         "vLLM csrc/cache_kernels.cu reshape_and_cache (x-split key layout, negative slot = skip, fp8 via "
@@ -114,9 +137,17 @@ RESHAPE_AND_CACHE = vllm_spec(
 
 # ---------------------------------------------------------------- reshape_and_cache_flash
 
-def reshape_and_cache_flash(key: torch.Tensor, value: torch.Tensor, key_cache: torch.Tensor,
-                            value_cache: torch.Tensor, slot_mapping: torch.Tensor, kv_cache_dtype: str,
-                            k_scale: torch.Tensor, v_scale: torch.Tensor) -> None:
+
+def reshape_and_cache_flash(
+    key: torch.Tensor,
+    value: torch.Tensor,
+    key_cache: torch.Tensor,
+    value_cache: torch.Tensor,
+    slot_mapping: torch.Tensor,
+    kv_cache_dtype: str,
+    k_scale: torch.Tensor,
+    v_scale: torch.Tensor,
+) -> None:
     rows, blocks, offsets = _slots(slot_mapping, key_cache.shape[1])
     key_cache[blocks, offsets] = _store(key_cache, key[rows], kv_cache_dtype, k_scale)
     value_cache[blocks, offsets] = _store(value_cache, value[rows], kv_cache_dtype, v_scale)
@@ -135,11 +166,14 @@ def _flash_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         kc = torch.zeros((num_blocks, block_size, heads, head_size), dtype=cache_dtype, device=dev)
         vc = torch.zeros((num_blocks, block_size, heads, head_size), dtype=cache_dtype, device=dev)
     return {
-        "key": rng.randn((tokens, heads, head_size), dtype), "value": rng.randn((tokens, heads, head_size), dtype),
-        "key_cache": kc, "value_cache": vc,
+        "key": rng.randn((tokens, heads, head_size), dtype),
+        "value": rng.randn((tokens, heads, head_size), dtype),
+        "key_cache": kc,
+        "value_cache": vc,
         "slot_mapping": _slot_mapping(rng, tokens, num_blocks, block_size, case.get("padded", 0)),
         "kv_cache_dtype": case.get("kv_cache_dtype", "auto"),
-        "k_scale": _scale(case.get("k_scale", 1.0), dev), "v_scale": _scale(case.get("v_scale", 1.0), dev),
+        "k_scale": _scale(case.get("k_scale", 1.0), dev),
+        "v_scale": _scale(case.get("v_scale", 1.0), dev),
     }
 
 
@@ -155,13 +189,13 @@ RESHAPE_AND_CACHE_FLASH = vllm_spec(
     make_inputs=_flash_inputs,
     cases={
         "smoke": [{"shape": [5, 2, 16, 4, 4], "dtype": "float16"}, {"shape": [6, 3, 32, 3, 8], "dtype": "bfloat16"}],
-        "full": [{"shape": [s[0], s[1], s[2], s[3], s[4]], "dtype": d} for s in UPSTREAM_RC
-                 for d in ("float16", "bfloat16")],
+        "full": [
+            {"shape": [s[0], s[1], s[2], s[3], s[4]], "dtype": d} for s in UPSTREAM_RC for d in ("float16", "bfloat16")
+        ],
         "edge": [
             {"shape": [21, 8, 80, 64, 32], "dtype": "float32", "padded": 3},
             {"shape": [17, 4, 64, 16, 16], "dtype": "bfloat16", "layout": "HND"},
-            {"shape": [9, 2, 64, 8, 16], "dtype": "float16", "kv_cache_dtype": "fp8", "k_scale": 0.25,
-             "v_scale": 0.5},
+            {"shape": [9, 2, 64, 8, 16], "dtype": "float16", "kv_cache_dtype": "fp8", "k_scale": 0.25, "v_scale": 0.5},
         ],
         "perf": [{"shape": [8192, 8, 128, 32768, 16], "dtype": "bfloat16"}],
     },
@@ -179,8 +213,15 @@ RESHAPE_AND_CACHE_FLASH = vllm_spec(
 
 # ---------------------------------------------------------------- concat_and_cache_mla
 
-def concat_and_cache_mla(kv_c: torch.Tensor, k_pe: torch.Tensor, kv_cache: torch.Tensor, slot_mapping: torch.Tensor,
-                         kv_cache_dtype: str, scale: torch.Tensor) -> None:
+
+def concat_and_cache_mla(
+    kv_c: torch.Tensor,
+    k_pe: torch.Tensor,
+    kv_cache: torch.Tensor,
+    slot_mapping: torch.Tensor,
+    kv_cache_dtype: str,
+    scale: torch.Tensor,
+) -> None:
     rows, blocks, offsets = _slots(slot_mapping, kv_cache.shape[1])
     entry = torch.cat([kv_c[rows], k_pe[rows]], dim=-1)
     kv_cache[blocks, offsets] = _store(kv_cache, entry, kv_cache_dtype, scale)
@@ -191,10 +232,12 @@ def _mla_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     dtype = dt(case["dtype"])
     cache_dtype = torch.uint8 if case.get("kv_cache_dtype", "auto").startswith("fp8") else dtype
     return {
-        "kv_c": rng.randn((tokens, rank), dtype), "k_pe": rng.randn((tokens, pe), dtype),
+        "kv_c": rng.randn((tokens, rank), dtype),
+        "k_pe": rng.randn((tokens, pe), dtype),
         "kv_cache": torch.zeros((num_blocks, block_size, rank + pe), dtype=cache_dtype, device=rng.device),
         "slot_mapping": _slot_mapping(rng, tokens, num_blocks, block_size, case.get("padded", 0)),
-        "kv_cache_dtype": case.get("kv_cache_dtype", "auto"), "scale": _scale(case.get("scale", 1.0), rng.device),
+        "kv_cache_dtype": case.get("kv_cache_dtype", "auto"),
+        "scale": _scale(case.get("scale", 1.0), rng.device),
     }
 
 
@@ -209,13 +252,25 @@ CONCAT_AND_CACHE_MLA = vllm_spec(
     make_inputs=_mla_inputs,
     cases={
         "smoke": [{"shape": [5, 32, 16, 4, 4], "dtype": "float16"}, {"shape": [3, 64, 8, 2, 8], "dtype": "bfloat16"}],
-        "full": [{"shape": list(s), "dtype": d}
-                 for s in [(4, 512, 64, 16, 16), (32, 512, 64, 32, 16), (128, 256, 64, 64, 16),
-                           (128, 256, 128, 64, 16), (256, 256, 64, 64, 16), (256, 512, 64, 64, 16),
-                           (512, 256, 128, 128, 16), (512, 512, 64, 128, 16), (1024, 512, 64, 256, 16)]
-                 for d in ("float16", "bfloat16")],
-        "edge": [{"shape": [42, 512, 64, 8, 16], "dtype": "float32", "padded": 4},
-                 {"shape": [11, 512, 64, 4, 16], "dtype": "bfloat16", "kv_cache_dtype": "fp8", "scale": 0.5}],
+        "full": [
+            {"shape": list(s), "dtype": d}
+            for s in [
+                (4, 512, 64, 16, 16),
+                (32, 512, 64, 32, 16),
+                (128, 256, 64, 64, 16),
+                (128, 256, 128, 64, 16),
+                (256, 256, 64, 64, 16),
+                (256, 512, 64, 64, 16),
+                (512, 256, 128, 128, 16),
+                (512, 512, 64, 128, 16),
+                (1024, 512, 64, 256, 16),
+            ]
+            for d in ("float16", "bfloat16")
+        ],
+        "edge": [
+            {"shape": [42, 512, 64, 8, 16], "dtype": "float32", "padded": 4},
+            {"shape": [11, 512, 64, 4, 16], "dtype": "bfloat16", "kv_cache_dtype": "fp8", "scale": 0.5},
+        ],
         "perf": [{"shape": [8192, 512, 64, 4096, 64], "dtype": "bfloat16"}],
     },
     fidelity=(
@@ -230,6 +285,7 @@ CONCAT_AND_CACHE_MLA = vllm_spec(
 
 
 # ---------------------------------------------------------------- copy_blocks / copy_blocks_mla
+
 
 def copy_blocks(key_caches: list, value_caches: list, block_mapping: torch.Tensor) -> None:
     src, dst = block_mapping[:, 0].long(), block_mapping[:, 1].long()
@@ -246,7 +302,7 @@ def copy_blocks_mla(kv_caches: list, block_mapping: torch.Tensor) -> None:
 def _disjoint_mapping(rng: Rng, num_blocks: int, pairs: int, device: torch.device | str) -> torch.Tensor:
     """[pairs, 2] int64 (src, dst) with every block used at most once (vLLM's kernels race otherwise)."""
     perm = rng.randperm(num_blocks)
-    return torch.stack([perm[:pairs], perm[pairs: 2 * pairs]], dim=1).to(torch.int64).to(device)
+    return torch.stack([perm[:pairs], perm[pairs : 2 * pairs]], dim=1).to(torch.int64).to(device)
 
 
 def _copy_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
@@ -260,9 +316,20 @@ def _copy_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     }
 
 
-UPSTREAM_COPY = [(8, 4, 64, 16, 2), (32, 8, 128, 16, 4), (64, 4, 64, 32, 8), (64, 8, 128, 32, 8),
-                 (64, 16, 128, 32, 16), (128, 8, 64, 32, 8), (128, 16, 128, 32, 16), (128, 8, 128, 32, 16),
-                 (16, 8, 64, 16, 4), (256, 16, 128, 64, 16), (256, 32, 256, 64, 32), (512, 16, 128, 32, 16)]
+UPSTREAM_COPY = [
+    (8, 4, 64, 16, 2),
+    (32, 8, 128, 16, 4),
+    (64, 4, 64, 32, 8),
+    (64, 8, 128, 32, 8),
+    (64, 16, 128, 32, 16),
+    (128, 8, 64, 32, 8),
+    (128, 16, 128, 32, 16),
+    (128, 8, 128, 32, 16),
+    (16, 8, 64, 16, 4),
+    (256, 16, 128, 64, 16),
+    (256, 32, 256, 64, 32),
+    (512, 16, 128, 32, 16),
+]
 
 COPY_BLOCKS = vllm_spec(
     name="copy_blocks",
@@ -277,8 +344,10 @@ COPY_BLOCKS = vllm_spec(
     cases={
         "smoke": [{"config": [6, 2, 16, 4, 2], "num_layers": 2}, {"config": [5, 1, 32, 8, 2], "dtype": "bfloat16"}],
         "full": [{"config": list(c)} for c in UPSTREAM_COPY],
-        "edge": [{"config": [9, 3, 80, 16, 4], "num_layers": 3, "dtype": "float32"},
-                 {"config": [4, 2, 64, 16, 0], "num_layers": 1}],
+        "edge": [
+            {"config": [9, 3, 80, 16, 4], "num_layers": 3, "dtype": "float32"},
+            {"config": [4, 2, 64, 16, 0], "num_layers": 1},
+        ],
         "perf": [{"config": [1024, 8, 128, 16, 256], "num_layers": 8, "dtype": "bfloat16"}],
     },
     fidelity=(
@@ -296,8 +365,10 @@ COPY_BLOCKS = vllm_spec(
 def _copy_mla_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     num_blocks, block_size, kv_dim, pairs = case["config"]
     layers, dtype = case.get("num_layers", 1), case.get("dtype", "float16")
-    return {"kv_caches": [rng.randn((num_blocks, block_size, kv_dim), dtype) for _ in range(layers)],
-            "block_mapping": _disjoint_mapping(rng, num_blocks, pairs, rng.device)}
+    return {
+        "kv_caches": [rng.randn((num_blocks, block_size, kv_dim), dtype) for _ in range(layers)],
+        "block_mapping": _disjoint_mapping(rng, num_blocks, pairs, rng.device),
+    }
 
 
 COPY_BLOCKS_MLA = vllm_spec(
@@ -311,10 +382,23 @@ COPY_BLOCKS_MLA = vllm_spec(
     make_inputs=_copy_mla_inputs,
     cases={
         "smoke": [{"config": [6, 4, 72, 2], "num_layers": 2}, {"config": [5, 2, 576, 2], "dtype": "bfloat16"}],
-        "full": [{"config": list(c)} for c in [(8, 16, 576, 2), (32, 16, 576, 4), (64, 16, 576, 8), (64, 32, 576, 8),
-                                               (64, 64, 576, 16), (128, 16, 576, 8), (128, 16, 576, 16),
-                                               (128, 32, 576, 16), (16, 32, 576, 4), (256, 32, 576, 16),
-                                               (256, 64, 576, 32), (512, 32, 576, 16)]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (8, 16, 576, 2),
+                (32, 16, 576, 4),
+                (64, 16, 576, 8),
+                (64, 32, 576, 8),
+                (64, 64, 576, 16),
+                (128, 16, 576, 8),
+                (128, 16, 576, 16),
+                (128, 32, 576, 16),
+                (16, 32, 576, 4),
+                (256, 32, 576, 16),
+                (256, 64, 576, 32),
+                (512, 32, 576, 16),
+            ]
+        ],
         "edge": [{"config": [7, 3, 9, 3], "num_layers": 3, "dtype": "float32"}],
         "perf": [{"config": [2048, 64, 576, 512], "num_layers": 8, "dtype": "bfloat16"}],
     },
@@ -327,6 +411,7 @@ COPY_BLOCKS_MLA = vllm_spec(
 
 
 # ---------------------------------------------------------------- swap_blocks
+
 
 def swap_blocks(src: torch.Tensor, dst: torch.Tensor, block_mapping: torch.Tensor) -> None:
     for s, d in block_mapping.tolist():
@@ -346,8 +431,11 @@ def _swap_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         src_idx, dst_idx = rng.randperm(n)[:k].cpu(), rng.randperm(n)[:k].cpu()
     # vLLM requires block_mapping on the CPU whatever the cache device
     mapping = torch.stack([src_idx, dst_idx], dim=1).to(device="cpu", dtype=torch.int64)
-    return {"src": rng.randn((n, h, w), case["dtype"]), "dst": rng.randn((n, h, w), case["dtype"]),
-            "block_mapping": mapping}
+    return {
+        "src": rng.randn((n, h, w), case["dtype"]),
+        "dst": rng.randn((n, h, w), case["dtype"]),
+        "block_mapping": mapping,
+    }
 
 
 SWAP_BLOCKS = vllm_spec(
@@ -360,11 +448,17 @@ SWAP_BLOCKS = vllm_spec(
     reference_impl=swap_blocks,
     make_inputs=_swap_inputs,
     cases={
-        "smoke": [{"num_blocks": 4, "block_shape": [4, 8], "dtype": "float16", "mapping_kind": "reverse"},
-                  {"num_blocks": 6, "block_shape": [2, 16], "dtype": "bfloat16", "mapping_kind": "random_subset"}],
-        "full": [{"num_blocks": n, "block_shape": list(b), "dtype": d, "mapping_kind": m}
-                 for n in (1, 32, 512) for b in ((16, 64), (32, 128), (64, 256)) for d in ("float16", "bfloat16")
-                 for m in ("identity", "reverse", "random_subset")],
+        "smoke": [
+            {"num_blocks": 4, "block_shape": [4, 8], "dtype": "float16", "mapping_kind": "reverse"},
+            {"num_blocks": 6, "block_shape": [2, 16], "dtype": "bfloat16", "mapping_kind": "random_subset"},
+        ],
+        "full": [
+            {"num_blocks": n, "block_shape": list(b), "dtype": d, "mapping_kind": m}
+            for n in (1, 32, 512)
+            for b in ((16, 64), (32, 128), (64, 256))
+            for d in ("float16", "bfloat16")
+            for m in ("identity", "reverse", "random_subset")
+        ],
         "edge": [{"num_blocks": 3, "block_shape": [1, 7], "dtype": "float32", "mapping_kind": "reverse"}],
         "perf": [{"num_blocks": 2048, "block_shape": [16, 1024], "dtype": "bfloat16", "mapping_kind": "random_subset"}],
     },
@@ -381,8 +475,10 @@ SWAP_BLOCKS = vllm_spec(
 
 # ---------------------------------------------------------------- gathers
 
-def _gather_rows(block_table: torch.Tensor, cu_seq_lens: torch.Tensor, batch: int, block_size: int,
-                 seq_starts: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+
+def _gather_rows(
+    block_table: torch.Tensor, cu_seq_lens: torch.Tensor, batch: int, block_size: int, seq_starts: torch.Tensor | None
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(dst row, cache block, in-block offset) for every token of the first `batch` sequences."""
     dst_rows, blocks, offsets = [], [], []
     cu = cu_seq_lens.tolist()
@@ -396,14 +492,21 @@ def _gather_rows(block_table: torch.Tensor, cu_seq_lens: torch.Tensor, batch: in
     return torch.cat(dst_rows), torch.cat(blocks), torch.cat(offsets)
 
 
-def cp_gather_cache(src_cache: torch.Tensor, dst: torch.Tensor, block_table: torch.Tensor, cu_seq_lens: torch.Tensor,
-                    batch_size: int, seq_starts: torch.Tensor | None = None) -> None:
+def cp_gather_cache(
+    src_cache: torch.Tensor,
+    dst: torch.Tensor,
+    block_table: torch.Tensor,
+    cu_seq_lens: torch.Tensor,
+    batch_size: int,
+    seq_starts: torch.Tensor | None = None,
+) -> None:
     rows, blocks, offsets = _gather_rows(block_table, cu_seq_lens, batch_size, src_cache.shape[1], seq_starts)
     dst[rows] = src_cache[blocks, offsets]
 
 
-def _seq_layout(rng: Rng, batch: int, blocks_per_seq: int, block_size: int, num_blocks: int,
-                full: bool) -> tuple[torch.Tensor, torch.Tensor]:
+def _seq_layout(
+    rng: Rng, batch: int, blocks_per_seq: int, block_size: int, num_blocks: int, full: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
     """A block table [batch, blocks_per_seq] (distinct blocks) and cu_seq_lens [batch+1] int32."""
     table = rng.randperm(num_blocks)[: batch * blocks_per_seq]
     if table.numel() < batch * blocks_per_seq:  # more table entries than blocks: reuse blocks (reads only)
@@ -422,7 +525,10 @@ def _cp_gather_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     return {
         "src_cache": rng.randn((num_blocks, block_size, heads, head_size), dtype),
         "dst": torch.full((total, heads, head_size), float("nan"), dtype=dt(dtype), device=rng.device),
-        "block_table": table, "cu_seq_lens": cu, "batch_size": batch, "seq_starts": None,
+        "block_table": table,
+        "cu_seq_lens": cu,
+        "batch_size": batch,
+        "seq_starts": None,
     }
 
 
@@ -439,9 +545,19 @@ CP_GATHER_CACHE = vllm_spec(
     make_inputs=_cp_gather_inputs,
     cases={
         "smoke": [{"config": [8, 4, 2, 16, 2]}, {"config": [6, 8, 1, 32, 3], "full_blocks": False}],
-        "full": [{"config": list(c)} for c in [(8, 16, 4, 64, 2), (16, 16, 8, 128, 2), (32, 32, 4, 64, 4),
-                                               (16, 32, 8, 64, 2), (32, 16, 4, 128, 4), (64, 16, 4, 64, 4),
-                                               (64, 32, 8, 128, 4), (128, 32, 8, 256, 8)]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (8, 16, 4, 64, 2),
+                (16, 16, 8, 128, 2),
+                (32, 32, 4, 64, 4),
+                (16, 32, 8, 64, 2),
+                (32, 16, 4, 128, 4),
+                (64, 16, 4, 64, 4),
+                (64, 32, 8, 128, 4),
+                (128, 32, 8, 256, 8),
+            ]
+        ],
         "edge": [{"config": [9, 16, 1, 576, 3], "full_blocks": False, "dtype": "bfloat16"}],
         "perf": [{"config": [4096, 64, 1, 576, 64], "dtype": "bfloat16"}],
     },
@@ -457,10 +573,17 @@ CP_GATHER_CACHE = vllm_spec(
 )
 
 
-def gather_and_maybe_dequant_cache(src_cache: torch.Tensor, dst: torch.Tensor, block_table: torch.Tensor,
-                                   cu_seq_lens: torch.Tensor, token_to_seq: torch.Tensor, num_tokens: int,
-                                   kv_cache_dtype: str, scale: torch.Tensor,
-                                   seq_starts: torch.Tensor | None = None) -> None:
+def gather_and_maybe_dequant_cache(
+    src_cache: torch.Tensor,
+    dst: torch.Tensor,
+    block_table: torch.Tensor,
+    cu_seq_lens: torch.Tensor,
+    token_to_seq: torch.Tensor,
+    num_tokens: int,
+    kv_cache_dtype: str,
+    scale: torch.Tensor,
+    seq_starts: torch.Tensor | None = None,
+) -> None:
     block_size = src_cache.shape[1]
     t = torch.arange(num_tokens, device=dst.device)
     seq = token_to_seq.long()[:num_tokens]
@@ -489,9 +612,13 @@ def _gather_dequant_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     return {
         "src_cache": src,
         "dst": torch.full((total, entry), float("nan"), dtype=dt(dtype), device=rng.device),
-        "block_table": table, "cu_seq_lens": cu, "token_to_seq": token_to_seq, "num_tokens": total,
+        "block_table": table,
+        "cu_seq_lens": cu,
+        "token_to_seq": token_to_seq,
+        "num_tokens": total,
         "kv_cache_dtype": case.get("kv_cache_dtype", "auto"),
-        "scale": torch.tensor([case.get("scale", 1.0)], dtype=torch.float32, device=rng.device), "seq_starts": None,
+        "scale": torch.tensor([case.get("scale", 1.0)], dtype=torch.float32, device=rng.device),
+        "seq_starts": None,
     }
 
 
@@ -507,12 +634,33 @@ GATHER_AND_MAYBE_DEQUANT_CACHE = vllm_spec(
     make_inputs=_gather_dequant_inputs,
     cases={
         "smoke": [{"config": [8, 4, 40, 2]}, {"config": [6, 8, 24, 3], "full_blocks": False, "dtype": "bfloat16"}],
-        "full": [{"config": [c[0], c[1], 576, c[4]]} for c in [
-            (4, 16, 1, 576, 2), (8, 16, 1, 576, 2), (8, 32, 1, 576, 4), (16, 16, 1, 576, 4), (32, 32, 1, 576, 4),
-            (32, 64, 1, 576, 4), (64, 32, 1, 576, 4), (64, 32, 1, 576, 8), (64, 64, 1, 576, 4),
-            (64, 64, 1, 576, 8), (128, 32, 1, 576, 4), (128, 64, 1, 576, 4), (128, 64, 1, 576, 8)]],
-        "edge": [{"config": [9, 16, 576, 3], "full_blocks": False, "dtype": "bfloat16", "kv_cache_dtype": "fp8",
-                  "scale": 0.5}],
+        "full": [
+            {"config": [c[0], c[1], 576, c[4]]}
+            for c in [
+                (4, 16, 1, 576, 2),
+                (8, 16, 1, 576, 2),
+                (8, 32, 1, 576, 4),
+                (16, 16, 1, 576, 4),
+                (32, 32, 1, 576, 4),
+                (32, 64, 1, 576, 4),
+                (64, 32, 1, 576, 4),
+                (64, 32, 1, 576, 8),
+                (64, 64, 1, 576, 4),
+                (64, 64, 1, 576, 8),
+                (128, 32, 1, 576, 4),
+                (128, 64, 1, 576, 4),
+                (128, 64, 1, 576, 8),
+            ]
+        ],
+        "edge": [
+            {
+                "config": [9, 16, 576, 3],
+                "full_blocks": False,
+                "dtype": "bfloat16",
+                "kv_cache_dtype": "fp8",
+                "scale": 0.5,
+            }
+        ],
         "perf": [{"config": [4096, 64, 576, 64], "dtype": "bfloat16"}],
     },
     fidelity=(
@@ -527,14 +675,19 @@ GATHER_AND_MAYBE_DEQUANT_CACHE = vllm_spec(
 )
 
 
-def cp_gather_indexer_k_quant_cache(kv_cache: torch.Tensor, dst_k: torch.Tensor, dst_scale: torch.Tensor,
-                                    block_table: torch.Tensor, cu_seq_lens: torch.Tensor) -> None:
+def cp_gather_indexer_k_quant_cache(
+    kv_cache: torch.Tensor,
+    dst_k: torch.Tensor,
+    dst_scale: torch.Tensor,
+    block_table: torch.Tensor,
+    cu_seq_lens: torch.Tensor,
+) -> None:
     num_blocks, block_size, stride = kv_cache.shape
     head_dim = dst_k.shape[1]
     scale_bytes = stride - head_dim
     raw = kv_cache.reshape(num_blocks, block_size * stride)
     values = raw[:, : block_size * head_dim].reshape(num_blocks, block_size, head_dim)
-    scales = raw[:, block_size * head_dim:].reshape(num_blocks, block_size, scale_bytes)
+    scales = raw[:, block_size * head_dim :].reshape(num_blocks, block_size, scale_bytes)
     batch = cu_seq_lens.numel() - 1
     rows, blocks, offsets = _gather_rows(block_table, cu_seq_lens, batch, block_size, None)
     dst_k.view(torch.uint8)[rows] = values[blocks, offsets]
@@ -558,7 +711,8 @@ def _indexer_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         "kv_cache": kv_cache,
         "dst_k": torch.zeros((total, head_dim), dtype=torch.uint8, device=rng.device),
         "dst_scale": torch.zeros((total, 4 * groups), dtype=torch.uint8, device=rng.device),
-        "block_table": table, "cu_seq_lens": cu,
+        "block_table": table,
+        "cu_seq_lens": cu,
     }
 
 
@@ -575,10 +729,24 @@ CP_GATHER_INDEXER_K_QUANT_CACHE = vllm_spec(
     make_inputs=_indexer_inputs,
     cases={
         "smoke": [{"config": [4, 4, 128, 2]}, {"config": [5, 8, 256, 2], "full_blocks": False}],
-        "full": [{"config": [c[0], c[1], 128 * max(1, c[3] // 128), c[4]]} for c in [
-            (4, 16, 4, 64, 2), (8, 16, 8, 128, 2), (8, 32, 4, 64, 4), (16, 16, 8, 64, 2), (16, 16, 4, 64, 4),
-            (16, 32, 4, 128, 4), (32, 16, 4, 64, 4), (32, 32, 8, 128, 4), (32, 64, 4, 128, 4), (64, 32, 8, 128, 4),
-            (64, 64, 8, 256, 4), (64, 64, 8, 256, 8), (128, 64, 8, 256, 8)]],
+        "full": [
+            {"config": [c[0], c[1], 128 * max(1, c[3] // 128), c[4]]}
+            for c in [
+                (4, 16, 4, 64, 2),
+                (8, 16, 8, 128, 2),
+                (8, 32, 4, 64, 4),
+                (16, 16, 8, 64, 2),
+                (16, 16, 4, 64, 4),
+                (16, 32, 4, 128, 4),
+                (32, 16, 4, 64, 4),
+                (32, 32, 8, 128, 4),
+                (32, 64, 4, 128, 4),
+                (64, 32, 8, 128, 4),
+                (64, 64, 8, 256, 4),
+                (64, 64, 8, 256, 8),
+                (128, 64, 8, 256, 8),
+            ]
+        ],
         "edge": [{"config": [7, 64, 128, 3], "full_blocks": False}],
         "perf": [{"config": [8192, 64, 128, 64]}],
     },
@@ -596,6 +764,7 @@ CP_GATHER_INDEXER_K_QUANT_CACHE = vllm_spec(
 
 
 # ---------------------------------------------------------------- convert_fp8
+
 
 def convert_fp8(output: torch.Tensor, input: torch.Tensor, scale: float = 1.0, kv_dtype: str = "fp8") -> None:
     if input.dtype == torch.uint8:
@@ -627,13 +796,21 @@ CONVERT_FP8 = vllm_spec(
     reference_impl=convert_fp8,
     make_inputs=_convert_inputs,
     cases={
-        "smoke": [{"input": [3, 32], "scale": 0.5, "kv_dtype": "fp8", "dtype": "float16"},
-                  {"input": [2, 48], "scale": 1.0, "kv_dtype": "fp8_e4m3", "dtype": "bfloat16", "spread": 300.0}],
-        "full": [{"input": list(s), "scale": sc, "kv_dtype": k, "dtype": d}
-                 for s in ((1, 32), (128, 512), (1024, 4096), (5333, 8192)) for sc in (0.5, 1.0)
-                 for k in ("fp8", "fp8_e4m3") for d in ("float16", "bfloat16")],
-        "edge": [{"input": [7, 33], "scale": 0.25, "kv_dtype": "fp8", "dtype": "float32", "spread": 200.0},
-                 {"input": [5, 64], "scale": 2.0, "kv_dtype": "fp8", "dtype": "bfloat16", "direction": "from_fp8"}],
+        "smoke": [
+            {"input": [3, 32], "scale": 0.5, "kv_dtype": "fp8", "dtype": "float16"},
+            {"input": [2, 48], "scale": 1.0, "kv_dtype": "fp8_e4m3", "dtype": "bfloat16", "spread": 300.0},
+        ],
+        "full": [
+            {"input": list(s), "scale": sc, "kv_dtype": k, "dtype": d}
+            for s in ((1, 32), (128, 512), (1024, 4096), (5333, 8192))
+            for sc in (0.5, 1.0)
+            for k in ("fp8", "fp8_e4m3")
+            for d in ("float16", "bfloat16")
+        ],
+        "edge": [
+            {"input": [7, 33], "scale": 0.25, "kv_dtype": "fp8", "dtype": "float32", "spread": 200.0},
+            {"input": [5, 64], "scale": 2.0, "kv_dtype": "fp8", "dtype": "bfloat16", "direction": "from_fp8"},
+        ],
         "perf": [{"input": [16384, 8192], "scale": 0.5, "kv_dtype": "fp8", "dtype": "bfloat16"}],
     },
     fidelity=(
@@ -647,5 +824,15 @@ CONVERT_FP8 = vllm_spec(
     cost=bytes_cost(),
 )
 
-SPECS = [RESHAPE_AND_CACHE, RESHAPE_AND_CACHE_FLASH, CONCAT_AND_CACHE_MLA, COPY_BLOCKS, COPY_BLOCKS_MLA, SWAP_BLOCKS,
-         CP_GATHER_CACHE, GATHER_AND_MAYBE_DEQUANT_CACHE, CP_GATHER_INDEXER_K_QUANT_CACHE, CONVERT_FP8]
+SPECS = [
+    RESHAPE_AND_CACHE,
+    RESHAPE_AND_CACHE_FLASH,
+    CONCAT_AND_CACHE_MLA,
+    COPY_BLOCKS,
+    COPY_BLOCKS_MLA,
+    SWAP_BLOCKS,
+    CP_GATHER_CACHE,
+    GATHER_AND_MAYBE_DEQUANT_CACHE,
+    CP_GATHER_INDEXER_K_QUANT_CACHE,
+    CONVERT_FP8,
+]

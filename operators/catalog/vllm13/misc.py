@@ -11,8 +11,10 @@ from operators.spec import Rng
 
 # ---------------------------------------------------------------- repetition penalties
 
-def apply_repetition_penalties_cuda(logits: torch.Tensor, prompt_mask: torch.Tensor, output_mask: torch.Tensor,
-                                    repetition_penalties: torch.Tensor) -> None:
+
+def apply_repetition_penalties_cuda(
+    logits: torch.Tensor, prompt_mask: torch.Tensor, output_mask: torch.Tensor, repetition_penalties: torch.Tensor
+) -> None:
     seen = prompt_mask | output_mask
     p = repetition_penalties[:, None].to(logits.dtype)
     penalised = torch.where(logits > 0, logits / p, logits * p)
@@ -24,9 +26,11 @@ def _penalty_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     dtype = case.get("dtype", "float32")
     return {
         "logits": rng.randn((batch, vocab), dtype),
-        "prompt_mask": rng.bernoulli((batch, vocab), 0.5), "output_mask": rng.bernoulli((batch, vocab), 0.5),
-        "repetition_penalties": rng.uniform((batch,), 1.0, 2.0, dtype) if case.get("varied") else
-        torch.full((batch,), 1.1, dtype=dt(dtype), device=rng.device),
+        "prompt_mask": rng.bernoulli((batch, vocab), 0.5),
+        "output_mask": rng.bernoulli((batch, vocab), 0.5),
+        "repetition_penalties": rng.uniform((batch,), 1.0, 2.0, dtype)
+        if case.get("varied")
+        else torch.full((batch,), 1.1, dtype=dt(dtype), device=rng.device),
     }
 
 
@@ -42,8 +46,21 @@ APPLY_REPETITION_PENALTIES_CUDA = vllm_spec(
     make_inputs=_penalty_inputs,
     cases={
         "smoke": [{"shape": [3, 40]}, {"shape": [2, 33], "varied": True}],
-        "full": [{"shape": list(s)} for s in [(1, 32), (4, 100), (128, 512), (256, 1024), (512, 4096), (1024, 32000),
-                                              (2048, 16000), (4096, 8000), (2048, 32000), (4096, 16000)]],
+        "full": [
+            {"shape": list(s)}
+            for s in [
+                (1, 32),
+                (4, 100),
+                (128, 512),
+                (256, 1024),
+                (512, 4096),
+                (1024, 32000),
+                (2048, 16000),
+                (4096, 8000),
+                (2048, 32000),
+                (4096, 16000),
+            ]
+        ],
         "edge": [{"shape": [5, 151936], "varied": True}, {"shape": [3, 17], "dtype": "float16", "varied": True}],
         "perf": [{"shape": [1024, 151936], "varied": True}, {"shape": [256, 202048], "varied": True}],
     },
@@ -60,14 +77,27 @@ APPLY_REPETITION_PENALTIES_CUDA = vllm_spec(
 
 # ---------------------------------------------------------------- selective scan (Mamba-1)
 
-def selective_scan_fwd(u: torch.Tensor, delta: torch.Tensor, A: torch.Tensor, B: torch.Tensor, C: torch.Tensor,
-                       D_: torch.Tensor | None, z_: torch.Tensor | None, delta_bias_: torch.Tensor | None,
-                       delta_softplus: bool, query_start_loc: torch.Tensor | None,
-                       cache_indices: torch.Tensor | None, has_initial_state: torch.Tensor | None,
-                       ssm_states: torch.Tensor, pad_slot_id: int, block_size: int = 1024,
-                       block_idx_first_scheduled_token: torch.Tensor | None = None,
-                       block_idx_last_scheduled_token: torch.Tensor | None = None,
-                       initial_state_idx: torch.Tensor | None = None) -> None:
+
+def selective_scan_fwd(
+    u: torch.Tensor,
+    delta: torch.Tensor,
+    A: torch.Tensor,
+    B: torch.Tensor,
+    C: torch.Tensor,
+    D_: torch.Tensor | None,
+    z_: torch.Tensor | None,
+    delta_bias_: torch.Tensor | None,
+    delta_softplus: bool,
+    query_start_loc: torch.Tensor | None,
+    cache_indices: torch.Tensor | None,
+    has_initial_state: torch.Tensor | None,
+    ssm_states: torch.Tensor,
+    pad_slot_id: int,
+    block_size: int = 1024,
+    block_idx_first_scheduled_token: torch.Tensor | None = None,
+    block_idx_last_scheduled_token: torch.Tensor | None = None,
+    initial_state_idx: torch.Tensor | None = None,
+) -> None:
     dim, total = u.shape
     groups = B.shape[0]
     group_of_dim = torch.arange(dim, device=u.device) // (dim // groups)
@@ -110,12 +140,15 @@ def _scan_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     cu = [0]
     for s in seqlens:
         cu.append(cu[-1] + s)
-    has_init = (rng.bernoulli((batch,), 0.5) if case["with_initial_state"]
-                else torch.zeros(batch, dtype=torch.bool, device=dev))
+    has_init = (
+        rng.bernoulli((batch,), 0.5) if case["with_initial_state"] else torch.zeros(batch, dtype=torch.bool, device=dev)
+    )
     return {
-        "u": rng.randn((dim, total), dtype), "delta": rng.randn((dim, total), dtype, scale=0.5),
+        "u": rng.randn((dim, total), dtype),
+        "delta": rng.randn((dim, total), dtype, scale=0.5),
         "A": -rng.uniform((dim, dstate), 0.1, 1.1),
-        "B": rng.randn((groups, dstate, total), dtype), "C": rng.randn((groups, dstate, total), dtype),
+        "B": rng.randn((groups, dstate, total), dtype),
+        "C": rng.randn((groups, dstate, total), dtype),
         "D_": rng.randn((dim,), "float32") if opt & 1 else None,
         "z_": rng.randn((dim, total), dtype) if opt & 2 else None,
         "delta_bias_": rng.uniform((dim,), -0.1, 0.1) if opt & 4 else None,
@@ -124,13 +157,21 @@ def _scan_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         "cache_indices": torch.arange(batch, dtype=torch.int32, device=dev),
         "has_initial_state": has_init,
         "ssm_states": rng.randn((batch, dim, dstate), "float32", scale=0.5),
-        "pad_slot_id": -1, "block_size": 1024, "block_idx_first_scheduled_token": None,
-        "block_idx_last_scheduled_token": None, "initial_state_idx": None,
+        "pad_slot_id": -1,
+        "block_size": 1024,
+        "block_idx_first_scheduled_token": None,
+        "block_idx_last_scheduled_token": None,
+        "initial_state_idx": None,
     }
 
 
-UPSTREAM_SSM = [(1, 16, 8, 1, [1]), (2, 32, 16, 1, [3, 5]), (4, 64, 16, 1, [7, 3, 12, 1]),
-                (2, 128, 32, 2, [16, 32]), (3, 256, 16, 4, [64, 32, 48])]
+UPSTREAM_SSM = [
+    (1, 16, 8, 1, [1]),
+    (2, 32, 16, 1, [3, 5]),
+    (4, 64, 16, 1, [7, 3, 12, 1]),
+    (2, 128, 32, 2, [16, 32]),
+    (3, 256, 16, 4, [64, 32, 48]),
+]
 
 SSM_CLOSE = close(5e-2, 3e-2)  # vLLM test_mamba_ssm.py bf16 tolerances (rtol 3e-2, atol 5e-2)
 
@@ -149,18 +190,47 @@ SELECTIVE_SCAN_FWD = vllm_spec(
     make_inputs=_scan_inputs,
     cases={
         "smoke": [
-            {"ssm_cfg": [2, 8, 4, 2, [3, 2]], "dtype": "float16", "delta_softplus": True, "opt_combo": 7,
-             "with_initial_state": True},
-            {"ssm_cfg": [1, 4, 4, 1, [4]], "dtype": "bfloat16", "delta_softplus": False, "opt_combo": 0,
-             "with_initial_state": False},
+            {
+                "ssm_cfg": [2, 8, 4, 2, [3, 2]],
+                "dtype": "float16",
+                "delta_softplus": True,
+                "opt_combo": 7,
+                "with_initial_state": True,
+            },
+            {
+                "ssm_cfg": [1, 4, 4, 1, [4]],
+                "dtype": "bfloat16",
+                "delta_softplus": False,
+                "opt_combo": 0,
+                "with_initial_state": False,
+            },
         ],
-        "full": [{"ssm_cfg": list(cfg), "dtype": d, "delta_softplus": sp, "opt_combo": o, "with_initial_state": w}
-                 for cfg in UPSTREAM_SSM for d in ("float16", "bfloat16") for sp in (False, True)
-                 for o in (0, 1, 3, 7) for w in (False, True)],
-        "edge": [{"ssm_cfg": [2, 24, 16, 3, [1, 9]], "dtype": "float16", "delta_softplus": True, "opt_combo": 3,
-                  "with_initial_state": True}],
-        "perf": [{"ssm_cfg": [4, 2048, 16, 1, [512, 512, 512, 512]], "dtype": "bfloat16", "delta_softplus": True,
-                  "opt_combo": 7, "with_initial_state": True}],
+        "full": [
+            {"ssm_cfg": list(cfg), "dtype": d, "delta_softplus": sp, "opt_combo": o, "with_initial_state": w}
+            for cfg in UPSTREAM_SSM
+            for d in ("float16", "bfloat16")
+            for sp in (False, True)
+            for o in (0, 1, 3, 7)
+            for w in (False, True)
+        ],
+        "edge": [
+            {
+                "ssm_cfg": [2, 24, 16, 3, [1, 9]],
+                "dtype": "float16",
+                "delta_softplus": True,
+                "opt_combo": 3,
+                "with_initial_state": True,
+            }
+        ],
+        "perf": [
+            {
+                "ssm_cfg": [4, 2048, 16, 1, [512, 512, 512, 512]],
+                "dtype": "bfloat16",
+                "delta_softplus": True,
+                "opt_combo": 7,
+                "with_initial_state": True,
+            }
+        ],
     },
     fidelity=(
         "vLLM tests/kernels/mamba/test_mamba_ssm.py selective_scan_ref recurrence (softplus with threshold 20, "

@@ -16,9 +16,16 @@ def _ceil_to(n: torch.Tensor, multiple: int) -> torch.Tensor:
     return (n + multiple - 1) // multiple * multiple
 
 
-def _align_into(flat_ids: torch.Tensor, keep: torch.Tensor, num_experts: int, block_size: int,
-                sorted_out: torch.Tensor, experts_out: torch.Tensor, expert_map: torch.Tensor | None,
-                pad_expert: int) -> int:
+def _align_into(
+    flat_ids: torch.Tensor,
+    keep: torch.Tensor,
+    num_experts: int,
+    block_size: int,
+    sorted_out: torch.Tensor,
+    experts_out: torch.Tensor,
+    expert_map: torch.Tensor | None,
+    pad_expert: int,
+) -> int:
     """Group the kept positions of flat_ids by expert (ascending position within an expert), pad each
     expert's run to a multiple of block_size; write sorted ids, per-block expert ids; return the total."""
     numel = flat_ids.numel()
@@ -45,8 +52,14 @@ def _align_into(flat_ids: torch.Tensor, keep: torch.Tensor, num_experts: int, bl
     return total
 
 
-def _segments_equal(out_sorted: torch.Tensor, ref_sorted: torch.Tensor, ref_experts: torch.Tensor,
-                    total: int, block_size: int, what: str) -> Comparison:
+def _segments_equal(
+    out_sorted: torch.Tensor,
+    ref_sorted: torch.Tensor,
+    ref_experts: torch.Tensor,
+    total: int,
+    block_size: int,
+    what: str,
+) -> Comparison:
     """sorted_token_ids may order tokens freely inside one expert's padded run (vLLM uses atomics):
     compare each block's multiset of ids, and everything past `total` exactly (the sentinel)."""
     o = out_sorted.detach().cpu().long()
@@ -74,8 +87,10 @@ def _segments_equal(out_sorted: torch.Tensor, ref_sorted: torch.Tensor, ref_expe
 
 # ---------------------------------------------------------------- moe_align_block_size
 
-def moe_align_block_size(topk_ids, num_experts, block_size, sorted_token_ids, experts_ids, num_tokens_post_pad,
-                         expert_map=None):
+
+def moe_align_block_size(
+    topk_ids, num_experts, block_size, sorted_token_ids, experts_ids, num_tokens_post_pad, expert_map=None
+):
     flat = topk_ids.reshape(-1)
     keep = torch.ones_like(flat, dtype=torch.bool)
     total = _align_into(flat, keep, num_experts, block_size, sorted_token_ids, experts_ids, expert_map, 0)
@@ -88,7 +103,9 @@ def _align_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     max_padded = tokens * topk + experts * (bs - 1)
     dev = rng.device
     return {
-        "topk_ids": ids, "num_experts": experts, "block_size": bs,
+        "topk_ids": ids,
+        "num_experts": experts,
+        "block_size": bs,
         "sorted_token_ids": torch.full((max_padded,), -1, dtype=torch.int32, device=dev),
         "experts_ids": torch.full((max_padded // bs,), -1, dtype=torch.int32, device=dev),
         "num_tokens_post_pad": torch.full((1,), -1, dtype=torch.int32, device=dev),
@@ -122,8 +139,12 @@ MOE_ALIGN_BLOCK_SIZE = vllm_spec(
             {"num_tokens": 7, "num_experts": 4, "block_size": 4, "topk": 2},
             {"num_tokens": 16, "num_experts": 8, "block_size": 16, "topk": 3},
         ],
-        "full": product(num_tokens=[128, 1024, 4096, 6152, 11575, 16384], num_experts=[4, 8, 16, 32, 64],
-                        block_size=[8, 16, 32, 64], topk=[2, 4, 10]),
+        "full": product(
+            num_tokens=[128, 1024, 4096, 6152, 11575, 16384],
+            num_experts=[4, 8, 16, 32, 64],
+            block_size=[8, 16, 32, 64],
+            topk=[2, 4, 10],
+        ),
         "edge": [
             {"num_tokens": 1, "num_experts": 257, "block_size": 128, "topk": 1},
             {"num_tokens": 33, "num_experts": 160, "block_size": 32, "topk": 8},
@@ -148,8 +169,10 @@ MOE_ALIGN_BLOCK_SIZE = vllm_spec(
 
 # ---------------------------------------------------------------- batched_moe_align_block_size
 
-def batched_moe_align_block_size(max_tokens_per_batch, block_size, expert_num_tokens, sorted_ids, expert_ids,
-                                 num_tokens_post_pad):
+
+def batched_moe_align_block_size(
+    max_tokens_per_batch, block_size, expert_num_tokens, sorted_ids, expert_ids, num_tokens_post_pad
+):
     experts = expert_num_tokens.numel()
     counts = expert_num_tokens.long()
     padded = _ceil_to(counts, block_size)
@@ -158,9 +181,10 @@ def batched_moe_align_block_size(max_tokens_per_batch, block_size, expert_num_to
     expert_ids.fill_(-1)
     for e in range(experts):
         n, s = int(counts[e]), int(starts[e])
-        sorted_ids[s: s + n] = torch.arange(e * max_tokens_per_batch, e * max_tokens_per_batch + n,
-                                            dtype=sorted_ids.dtype, device=sorted_ids.device)
-        expert_ids[s // block_size: (s + int(padded[e])) // block_size] = e
+        sorted_ids[s : s + n] = torch.arange(
+            e * max_tokens_per_batch, e * max_tokens_per_batch + n, dtype=sorted_ids.dtype, device=sorted_ids.device
+        )
+        expert_ids[s // block_size : (s + int(padded[e])) // block_size] = e
     num_tokens_post_pad.fill_(int(padded.sum()))
 
 
@@ -169,7 +193,8 @@ def _batched_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     size = experts * _ceil_to(torch.tensor(max_tokens), bs).item()
     dev = rng.device
     return {
-        "max_tokens_per_batch": max_tokens, "block_size": bs,
+        "max_tokens_per_batch": max_tokens,
+        "block_size": bs,
         "expert_num_tokens": rng.randint(1, max(2, max_tokens // 2), (experts,), "int32"),
         "sorted_ids": torch.full((size,), -7, dtype=torch.int32, device=dev),
         "expert_ids": torch.full((size // bs,), -7, dtype=torch.int32, device=dev),
@@ -190,8 +215,20 @@ BATCHED_MOE_ALIGN_BLOCK_SIZE = vllm_spec(
     make_inputs=_batched_inputs,
     cases={
         "smoke": [{"config": [4, 4, 16]}, {"config": [3, 8, 32]}],
-        "full": [{"config": list(c)} for c in [(4, 4, 32), (8, 8, 64), (16, 4, 128), (8, 4, 256), (32, 8, 128),
-                                               (32, 8, 64), (64, 8, 128), (64, 16, 256), (128, 16, 256)]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (4, 4, 32),
+                (8, 8, 64),
+                (16, 4, 128),
+                (8, 4, 256),
+                (32, 8, 128),
+                (32, 8, 64),
+                (64, 8, 128),
+                (64, 16, 256),
+                (128, 16, 256),
+            ]
+        ],
         "edge": [{"config": [1, 16, 16]}, {"config": [5, 32, 64]}],
         "perf": [{"config": [256, 64, 512]}, {"config": [512, 16, 256]}],
     },
@@ -209,9 +246,22 @@ BATCHED_MOE_ALIGN_BLOCK_SIZE = vllm_spec(
 
 # ---------------------------------------------------------------- moe_lora_align_block_size
 
-def moe_lora_align_block_size(topk_ids, token_lora_mapping, num_experts, block_size, max_loras,
-                              max_num_tokens_padded, max_num_m_blocks, sorted_token_ids, experts_ids,
-                              num_tokens_post_pad, adapter_enabled, lora_ids, expert_map=None):
+
+def moe_lora_align_block_size(
+    topk_ids,
+    token_lora_mapping,
+    num_experts,
+    block_size,
+    max_loras,
+    max_num_tokens_padded,
+    max_num_m_blocks,
+    sorted_token_ids,
+    experts_ids,
+    num_tokens_post_pad,
+    adapter_enabled,
+    lora_ids,
+    expert_map=None,
+):
     flat = topk_ids.reshape(-1)
     topk = topk_ids.shape[-1]
     token_of_slot = torch.arange(flat.numel(), device=flat.device) // topk
@@ -221,8 +271,9 @@ def moe_lora_align_block_size(topk_ids, token_lora_mapping, num_experts, block_s
         keep = token_lora_mapping.long()[token_of_slot] == lora_id
         seg = slice(lora_id * max_num_tokens_padded, (lora_id + 1) * max_num_tokens_padded)
         blocks = slice(lora_id * max_num_m_blocks, (lora_id + 1) * max_num_m_blocks)
-        total = _align_into(flat, keep, num_experts, block_size, sorted_token_ids[seg], experts_ids[blocks],
-                            expert_map, -1)
+        total = _align_into(
+            flat, keep, num_experts, block_size, sorted_token_ids[seg], experts_ids[blocks], expert_map, -1
+        )
         num_tokens_post_pad[lora_id] = total
 
 
@@ -234,8 +285,11 @@ def _lora_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     return {
         "topk_ids": rng.randint(0, experts, (tokens, topk), "int32"),
         "token_lora_mapping": rng.randint(0, loras, (tokens,), "int32"),
-        "num_experts": experts, "block_size": bs, "max_loras": loras,
-        "max_num_tokens_padded": max_padded, "max_num_m_blocks": max_blocks,
+        "num_experts": experts,
+        "block_size": bs,
+        "max_loras": loras,
+        "max_num_tokens_padded": max_padded,
+        "max_num_m_blocks": max_blocks,
         "sorted_token_ids": torch.full((loras * max_padded,), -7, dtype=torch.int32, device=dev),
         "experts_ids": torch.full((loras * max_blocks,), -7, dtype=torch.int32, device=dev),
         "num_tokens_post_pad": torch.full((loras,), -7, dtype=torch.int32, device=dev),
@@ -255,12 +309,21 @@ def _lora_compare(out: Any, ref: Any, case: Any, inputs: Any) -> Comparison:
     for lora in range(inputs["max_loras"]):
         total = int(ref[2][lora])
         used = total // bs
-        c = exact(out[1][lora * blocks: lora * blocks + used], ref[1][lora * blocks: lora * blocks + used],
-                  f"experts_ids[lora {lora}]")
+        c = exact(
+            out[1][lora * blocks : lora * blocks + used],
+            ref[1][lora * blocks : lora * blocks + used],
+            f"experts_ids[lora {lora}]",
+        )
         if not c.passed:
             return c
-        c = _segments_equal(out[0][lora * pad: (lora + 1) * pad], ref[0][lora * pad: (lora + 1) * pad],
-                            ref[1][lora * blocks: (lora + 1) * blocks], total, bs, f"sorted_token_ids[lora {lora}]")
+        c = _segments_equal(
+            out[0][lora * pad : (lora + 1) * pad],
+            ref[0][lora * pad : (lora + 1) * pad],
+            ref[1][lora * blocks : (lora + 1) * blocks],
+            total,
+            bs,
+            f"sorted_token_ids[lora {lora}]",
+        )
         if not c.passed:
             return c
     return Comparison(True, 0.0, 0.0)
@@ -279,10 +342,21 @@ MOE_LORA_ALIGN_BLOCK_SIZE = vllm_spec(
     make_inputs=_lora_inputs,
     cases={
         "smoke": [{"config": [8, 2, 4, 4, 2]}, {"config": [6, 3, 8, 8, 3]}],
-        "full": [{"config": list(c)} for c in [(16, 2, 8, 4, 2), (32, 2, 8, 8, 4), (64, 4, 16, 4, 2),
-                                               (128, 2, 16, 8, 4), (128, 4, 16, 4, 2), (32, 4, 8, 4, 2),
-                                               (256, 4, 16, 8, 4), (256, 2, 16, 4, 2), (128, 2, 32, 8, 4),
-                                               (64, 2, 8, 4, 2)]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (16, 2, 8, 4, 2),
+                (32, 2, 8, 8, 4),
+                (64, 4, 16, 4, 2),
+                (128, 2, 16, 8, 4),
+                (128, 4, 16, 4, 2),
+                (32, 4, 8, 4, 2),
+                (256, 4, 16, 8, 4),
+                (256, 2, 16, 4, 2),
+                (128, 2, 32, 8, 4),
+                (64, 2, 8, 4, 2),
+            ]
+        ],
         "edge": [{"config": [1, 1, 4, 16, 1]}],
         "perf": [{"config": [4096, 8, 64, 64, 4]}],
     },
@@ -305,14 +379,17 @@ MOE_LORA_ALIGN_BLOCK_SIZE = vllm_spec(
 
 # ---------------------------------------------------------------- moe_sum
 
+
 def moe_sum(input: torch.Tensor, output: torch.Tensor) -> None:
     output.copy_(input.float().sum(dim=1).to(output.dtype))
 
 
 def _moe_sum_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     t, k, h = case["num_tokens"], case["topk"], case["hidden_size"]
-    return {"input": rng.randn((t, k, h), case["dtype"]),
-            "output": torch.full((t, h), float("nan"), dtype=dt(case["dtype"]), device=rng.device)}
+    return {
+        "input": rng.randn((t, k, h), case["dtype"]),
+        "output": torch.full((t, h), float("nan"), dtype=dt(case["dtype"]), device=rng.device),
+    }
 
 
 MOE_SUM = vllm_spec(
@@ -322,14 +399,21 @@ MOE_SUM = vllm_spec(
     reference_impl=moe_sum,
     make_inputs=_moe_sum_inputs,
     cases={
-        "smoke": [{"num_tokens": 3, "hidden_size": 40, "topk": 2, "dtype": "float16"},
-                  {"num_tokens": 2, "hidden_size": 33, "topk": 4, "dtype": "float32"}],
-        "full": product(num_tokens=[1, 128, 1024, 5333], hidden_size=[32, 512, 4096], topk=[2, 4],
-                        dtype=["float16", "bfloat16"]),
-        "edge": [{"num_tokens": 7, "hidden_size": 511, "topk": 6, "dtype": "float32"},
-                 {"num_tokens": 5, "hidden_size": 128, "topk": 1, "dtype": "float16"}],
-        "perf": [{"num_tokens": 8192, "hidden_size": 7168, "topk": 8, "dtype": "bfloat16"},
-                 {"num_tokens": 4096, "hidden_size": 4096, "topk": 2, "dtype": "float16"}],
+        "smoke": [
+            {"num_tokens": 3, "hidden_size": 40, "topk": 2, "dtype": "float16"},
+            {"num_tokens": 2, "hidden_size": 33, "topk": 4, "dtype": "float32"},
+        ],
+        "full": product(
+            num_tokens=[1, 128, 1024, 5333], hidden_size=[32, 512, 4096], topk=[2, 4], dtype=["float16", "bfloat16"]
+        ),
+        "edge": [
+            {"num_tokens": 7, "hidden_size": 511, "topk": 6, "dtype": "float32"},
+            {"num_tokens": 5, "hidden_size": 128, "topk": 1, "dtype": "float16"},
+        ],
+        "perf": [
+            {"num_tokens": 8192, "hidden_size": 7168, "topk": 8, "dtype": "bfloat16"},
+            {"num_tokens": 4096, "hidden_size": 4096, "topk": 2, "dtype": "float16"},
+        ],
     },
     fidelity=(
         "vLLM csrc/moe/moe_align_sum_kernels.cu moe_sum (input [T, topk, H]; topk other than 2-4 falls back to "
@@ -345,8 +429,14 @@ MOE_SUM = vllm_spec(
 
 # ---------------------------------------------------------------- topk_softmax
 
-def topk_softmax(topk_weights: torch.Tensor, topk_ids: torch.Tensor, token_expert_indices: torch.Tensor,
-                 gating_output: torch.Tensor, renormalize: bool = False) -> None:
+
+def topk_softmax(
+    topk_weights: torch.Tensor,
+    topk_ids: torch.Tensor,
+    token_expert_indices: torch.Tensor,
+    gating_output: torch.Tensor,
+    renormalize: bool = False,
+) -> None:
     probs = torch.softmax(gating_output.float(), dim=-1)
     k = topk_weights.shape[-1]
     # descending, ties to the lower expert index (stable sort of the negated scores)
@@ -384,14 +474,21 @@ TOPK_SOFTMAX = vllm_spec(
     reference_impl=topk_softmax,
     make_inputs=_topk_softmax_inputs,
     cases={
-        "smoke": [{"num_tokens": 5, "num_experts": 8, "top_k": 2, "renormalize": False},
-                  {"num_tokens": 3, "num_experts": 16, "top_k": 4, "renormalize": True}],
-        "full": product(num_tokens=[1, 7, 32, 128, 1024, 4096], num_experts=[8, 16, 64], top_k=[1, 2, 4],
-                        renormalize=[False, True]),
-        "edge": [{"num_tokens": 33, "num_experts": 6, "top_k": 3, "renormalize": True, "dtype": "bfloat16"},
-                 {"num_tokens": 7, "num_experts": 256, "top_k": 8, "renormalize": True, "dtype": "float16"}],
-        "perf": [{"num_tokens": 16384, "num_experts": 128, "top_k": 8, "renormalize": True},
-                 {"num_tokens": 8192, "num_experts": 64, "top_k": 6, "renormalize": False}],
+        "smoke": [
+            {"num_tokens": 5, "num_experts": 8, "top_k": 2, "renormalize": False},
+            {"num_tokens": 3, "num_experts": 16, "top_k": 4, "renormalize": True},
+        ],
+        "full": product(
+            num_tokens=[1, 7, 32, 128, 1024, 4096], num_experts=[8, 16, 64], top_k=[1, 2, 4], renormalize=[False, True]
+        ),
+        "edge": [
+            {"num_tokens": 33, "num_experts": 6, "top_k": 3, "renormalize": True, "dtype": "bfloat16"},
+            {"num_tokens": 7, "num_experts": 256, "top_k": 8, "renormalize": True, "dtype": "float16"},
+        ],
+        "perf": [
+            {"num_tokens": 16384, "num_experts": 128, "top_k": 8, "renormalize": True},
+            {"num_tokens": 8192, "num_experts": 64, "top_k": 6, "renormalize": False},
+        ],
     },
     fidelity=(
         "vLLM csrc/moe/topk_softmax_kernels.cu semantics (fp32 softmax, descending top-k, source row index "
@@ -408,9 +505,17 @@ TOPK_SOFTMAX = vllm_spec(
 
 # ---------------------------------------------------------------- grouped_topk
 
-def grouped_topk(scores: torch.Tensor, num_expert_group: int, topk_group: int, topk: int, renormalize: bool,
-                 routed_scaling_factor: float, bias: torch.Tensor,
-                 scoring_func: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+
+def grouped_topk(
+    scores: torch.Tensor,
+    num_expert_group: int,
+    topk_group: int,
+    topk: int,
+    renormalize: bool,
+    routed_scaling_factor: float,
+    bias: torch.Tensor,
+    scoring_func: int = 0,
+) -> tuple[torch.Tensor, torch.Tensor]:
     tokens, experts = scores.shape
     s = scores.float()
     if scoring_func == 1:
@@ -437,8 +542,9 @@ def _representable_pool(dtype: torch.dtype, low: float, high: float, *, signed: 
     return torch.cat([-pool, pool]) if signed else pool
 
 
-def _distinct_scores(rng: Rng, tokens: int, experts: int, dtype: str, low: float, high: float,
-                     signed: bool) -> torch.Tensor:
+def _distinct_scores(
+    rng: Rng, tokens: int, experts: int, dtype: str, low: float, high: float, signed: bool
+) -> torch.Tensor:
     """Rows of pairwise distinct, exactly representable values, so selected ids never hinge on ties."""
     pool = _representable_pool(dt(dtype), low, high, signed=signed).to(rng.device)
     rows = [pool[rng.randperm(pool.numel())[:experts]] for _ in range(tokens)]
@@ -455,16 +561,27 @@ def _grouped_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         scores = _distinct_scores(rng, tokens, experts, case["dtype"], 1 / 8, 4.0, signed=False)
     bias = _distinct_scores(rng, 1, experts, case["dtype"], 1 / 256, 0.5, signed=True)[0]
     return {
-        "scores": scores, "num_expert_group": groups, "topk_group": min(case["topk_group"], groups),
-        "topk": case["topk"], "renormalize": case["renormalize"],
-        "routed_scaling_factor": case.get("routed_scaling_factor", 1.0), "bias": bias,
+        "scores": scores,
+        "num_expert_group": groups,
+        "topk_group": min(case["topk_group"], groups),
+        "topk": case["topk"],
+        "renormalize": case["renormalize"],
+        "routed_scaling_factor": case.get("routed_scaling_factor", 1.0),
+        "bias": bias,
         "scoring_func": case["scoring_func"],
     }
 
 
 def _grouped_cases() -> list[dict[str, Any]]:
-    cases = product(scores=[(1, 32), (128, 256), (1024, 512)], num_expert_group=[1, 2, 4], topk_group=[1, 2],
-                    topk=[1, 2], renormalize=[False, True], scoring_func=[0, 1], dtype=["float16", "bfloat16"])
+    cases = product(
+        scores=[(1, 32), (128, 256), (1024, 512)],
+        num_expert_group=[1, 2, 4],
+        topk_group=[1, 2],
+        topk=[1, 2],
+        renormalize=[False, True],
+        scoring_func=[0, 1],
+        dtype=["float16", "bfloat16"],
+    )
     return [c for c in cases if c["scores"][1] % c["num_expert_group"] == 0]
 
 
@@ -481,15 +598,52 @@ GROUPED_TOPK = vllm_spec(
     reference_impl=grouped_topk,
     make_inputs=_grouped_inputs,
     cases={
-        "smoke": [{"scores": [3, 16], "num_expert_group": 4, "topk_group": 2, "topk": 2, "renormalize": True,
-                   "scoring_func": 1, "dtype": "float16"},
-                  {"scores": [2, 32], "num_expert_group": 2, "topk_group": 1, "topk": 3, "renormalize": False,
-                   "scoring_func": 0, "dtype": "bfloat16", "routed_scaling_factor": 2.5}],
+        "smoke": [
+            {
+                "scores": [3, 16],
+                "num_expert_group": 4,
+                "topk_group": 2,
+                "topk": 2,
+                "renormalize": True,
+                "scoring_func": 1,
+                "dtype": "float16",
+            },
+            {
+                "scores": [2, 32],
+                "num_expert_group": 2,
+                "topk_group": 1,
+                "topk": 3,
+                "renormalize": False,
+                "scoring_func": 0,
+                "dtype": "bfloat16",
+                "routed_scaling_factor": 2.5,
+            },
+        ],
         "full": _grouped_cases(),
-        "edge": [{"scores": [33, 256], "num_expert_group": 8, "topk_group": 4, "topk": 8, "renormalize": True,
-                  "scoring_func": 1, "dtype": "bfloat16", "routed_scaling_factor": 2.5}],
-        "perf": [{"scores": [8192, 256], "num_expert_group": 8, "topk_group": 4, "topk": 8, "renormalize": True,
-                  "scoring_func": 1, "dtype": "bfloat16", "routed_scaling_factor": 2.5}],
+        "edge": [
+            {
+                "scores": [33, 256],
+                "num_expert_group": 8,
+                "topk_group": 4,
+                "topk": 8,
+                "renormalize": True,
+                "scoring_func": 1,
+                "dtype": "bfloat16",
+                "routed_scaling_factor": 2.5,
+            }
+        ],
+        "perf": [
+            {
+                "scores": [8192, 256],
+                "num_expert_group": 8,
+                "topk_group": 4,
+                "topk": 8,
+                "renormalize": True,
+                "scoring_func": 1,
+                "dtype": "bfloat16",
+                "routed_scaling_factor": 2.5,
+            }
+        ],
     },
     fidelity=(
         "vLLM's grouped_topk (fused_moe grouped_topk with e_score_correction_bias: group score = sum of top-2 "
@@ -506,6 +660,7 @@ GROUPED_TOPK = vllm_spec(
 
 
 # ---------------------------------------------------------------- shuffle_rows
+
 
 def shuffle_rows(input_tensor: torch.Tensor, dst2src_map: torch.Tensor) -> torch.Tensor:
     return input_tensor[dst2src_map.long()]
@@ -527,10 +682,13 @@ SHUFFLE_ROWS = vllm_spec(
     reference_impl=shuffle_rows,
     make_inputs=_shuffle_inputs,
     cases={
-        "smoke": [{"rows": 5, "cols": 32, "dst_factor": 1, "dtype": "float16"},
-                  {"rows": 4, "cols": 24, "dst_factor": 2, "dtype": "bfloat16"}],
-        "full": product(rows=[1, 128, 1024, 5333], cols=[32, 512, 4096], dst_factor=[1, 2],
-                        dtype=["float16", "bfloat16"]),
+        "smoke": [
+            {"rows": 5, "cols": 32, "dst_factor": 1, "dtype": "float16"},
+            {"rows": 4, "cols": 24, "dst_factor": 2, "dtype": "bfloat16"},
+        ],
+        "full": product(
+            rows=[1, 128, 1024, 5333], cols=[32, 512, 4096], dst_factor=[1, 2], dtype=["float16", "bfloat16"]
+        ),
         "edge": [{"rows": 3, "cols": 7, "dst_factor": 2, "dtype": "float32"}],
         "perf": [{"rows": 8192, "cols": 7168, "dst_factor": 2, "dtype": "bfloat16"}],
     },
@@ -540,5 +698,12 @@ SHUFFLE_ROWS = vllm_spec(
     cost=bytes_cost(),
 )
 
-SPECS = [MOE_ALIGN_BLOCK_SIZE, BATCHED_MOE_ALIGN_BLOCK_SIZE, MOE_LORA_ALIGN_BLOCK_SIZE, MOE_SUM, TOPK_SOFTMAX,
-         GROUPED_TOPK, SHUFFLE_ROWS]
+SPECS = [
+    MOE_ALIGN_BLOCK_SIZE,
+    BATCHED_MOE_ALIGN_BLOCK_SIZE,
+    MOE_LORA_ALIGN_BLOCK_SIZE,
+    MOE_SUM,
+    TOPK_SOFTMAX,
+    GROUPED_TOPK,
+    SHUFFLE_ROWS,
+]

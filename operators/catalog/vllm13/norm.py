@@ -40,6 +40,7 @@ def _nan_like(x: torch.Tensor) -> torch.Tensor:
 
 # ---------------------------------------------------------------- rms_norm
 
+
 def rms_norm(out: torch.Tensor, input: torch.Tensor, weight: torch.Tensor, epsilon: float) -> None:
     # vLLM: variance in fp32, normalised value cast to the input dtype, then times weight in that dtype
     x = input.float()
@@ -54,8 +55,12 @@ def _rms_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         w = torch.ones(hidden, dtype=dt(case["dtype"]), device=rng.device)
     else:
         w = rng.randn((hidden,), case["dtype"])
-    return {"out": _nan_like(torch.empty((tokens, hidden), dtype=x.dtype, device=x.device)), "input": x,
-            "weight": w, "epsilon": case["epsilon"]}
+    return {
+        "out": _nan_like(torch.empty((tokens, hidden), dtype=x.dtype, device=x.device)),
+        "input": x,
+        "weight": w,
+        "epsilon": case["epsilon"],
+    }
 
 
 def _rms_flops(case: dict[str, Any], inputs: dict[str, Any]) -> float:
@@ -103,6 +108,7 @@ RMS_NORM = vllm_spec(
 
 # ---------------------------------------------------------------- fused_add_rms_norm
 
+
 def fused_add_rms_norm(input: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor, epsilon: float) -> None:
     # vLLM: z = input + residual in the input dtype; residual <- z; input <- rms_norm(z) * weight
     z = input + residual
@@ -137,8 +143,12 @@ FUSED_ADD_RMS_NORM = vllm_spec(
             {"num_tokens": 3, "hidden_size": 33, "dtype": "float32", "epsilon": 1e-6},
             {"num_tokens": 5, "hidden_size": 64, "dtype": "float16", "epsilon": 1e-5},
         ],
-        "full": product(num_tokens=[1, 71, 128, 1024, 5333], hidden_size=[32, 497, 512, 4096, 8192],
-                        dtype=FLOATS, epsilon=[1e-6, 1e-5, 1e-4]),
+        "full": product(
+            num_tokens=[1, 71, 128, 1024, 5333],
+            hidden_size=[32, 497, 512, 4096, 8192],
+            dtype=FLOATS,
+            epsilon=[1e-6, 1e-5, 1e-4],
+        ),
         "edge": [
             {"num_tokens": 7, "hidden_size": 769, "dtype": "bfloat16", "epsilon": 1e-6},
             {"num_tokens": 1, "hidden_size": 8, "dtype": "float16", "epsilon": 1e-6},
@@ -173,8 +183,9 @@ def _quant_limits(quant_dtype: torch.dtype) -> tuple[float, float, float]:
     return -FP8_MAX, FP8_MAX, FP8_MIN_SCALE
 
 
-def _rms_then_cast(input: torch.Tensor, weight: torch.Tensor, epsilon: float,
-                   residual: torch.Tensor | None) -> torch.Tensor:
+def _rms_then_cast(
+    input: torch.Tensor, weight: torch.Tensor, epsilon: float, residual: torch.Tensor | None
+) -> torch.Tensor:
     x = input.float()
     if residual is not None:
         x = x + residual.float()
@@ -191,9 +202,14 @@ def _quantise(values: torch.Tensor, scales: torch.Tensor, quant_dtype: torch.dty
     return y.clamp(lo, hi).to(quant_dtype)
 
 
-def rms_norm_dynamic_per_token_quant(input: torch.Tensor, weight: torch.Tensor, epsilon: float,
-                                     quant_dtype: torch.dtype, scale_ub: torch.Tensor | None = None,
-                                     residual: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def rms_norm_dynamic_per_token_quant(
+    input: torch.Tensor,
+    weight: torch.Tensor,
+    epsilon: float,
+    quant_dtype: torch.dtype,
+    scale_ub: torch.Tensor | None = None,
+    residual: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     y = _rms_then_cast(input, weight, epsilon, residual).float()
     _, hi, min_scale = _quant_limits(quant_dtype)
     amax = y.abs().amax(dim=-1, keepdim=True)
@@ -228,22 +244,58 @@ RMS_NORM_DYNAMIC_PER_TOKEN_QUANT = vllm_spec(
     make_inputs=_dyn_quant_inputs,
     cases={
         "smoke": [
-            {"tokens": 3, "hidden_size": 64, "dtype": "float16", "quant_dtype": "int8", "epsilon": 1e-6,
-             "use_residual": True},
-            {"tokens": 2, "hidden_size": 32, "dtype": "bfloat16", "quant_dtype": "int8", "epsilon": 1e-6,
-             "use_residual": False},
+            {
+                "tokens": 3,
+                "hidden_size": 64,
+                "dtype": "float16",
+                "quant_dtype": "int8",
+                "epsilon": 1e-6,
+                "use_residual": True,
+            },
+            {
+                "tokens": 2,
+                "hidden_size": 32,
+                "dtype": "bfloat16",
+                "quant_dtype": "int8",
+                "epsilon": 1e-6,
+                "use_residual": False,
+            },
         ],
-        "full": product(tokens=[1, 128, 1024, 5333], hidden_size=[32, 512, 4096], dtype=["float16", "bfloat16"],
-                        quant_dtype=["int8"], epsilon=[1e-6], use_residual=[False, True]),
+        "full": product(
+            tokens=[1, 128, 1024, 5333],
+            hidden_size=[32, 512, 4096],
+            dtype=["float16", "bfloat16"],
+            quant_dtype=["int8"],
+            epsilon=[1e-6],
+            use_residual=[False, True],
+        ),
         "edge": [
-            {"tokens": 7, "hidden_size": 769, "dtype": "float16", "quant_dtype": "int8", "epsilon": 1e-6,
-             "use_residual": True},
-            {"tokens": 5, "hidden_size": 128, "dtype": "bfloat16", "quant_dtype": "float8_e4m3fn",
-             "epsilon": 1e-6, "use_residual": False},
+            {
+                "tokens": 7,
+                "hidden_size": 769,
+                "dtype": "float16",
+                "quant_dtype": "int8",
+                "epsilon": 1e-6,
+                "use_residual": True,
+            },
+            {
+                "tokens": 5,
+                "hidden_size": 128,
+                "dtype": "bfloat16",
+                "quant_dtype": "float8_e4m3fn",
+                "epsilon": 1e-6,
+                "use_residual": False,
+            },
         ],
         "perf": [
-            {"tokens": 8192, "hidden_size": 8192, "dtype": "bfloat16", "quant_dtype": "int8", "epsilon": 1e-6,
-             "use_residual": True},
+            {
+                "tokens": 8192,
+                "hidden_size": 8192,
+                "dtype": "bfloat16",
+                "quant_dtype": "int8",
+                "epsilon": 1e-6,
+                "use_residual": True,
+            },
         ],
     },
     fidelity=(
@@ -262,10 +314,17 @@ RMS_NORM_DYNAMIC_PER_TOKEN_QUANT = vllm_spec(
 
 # ---------------------------------------------------------------- rms_norm + per-block quant
 
-def rms_norm_per_block_quant(input: torch.Tensor, weight: torch.Tensor, epsilon: float, quant_dtype: torch.dtype,
-                             group_size: list, scale_ub: torch.Tensor | None = None,
-                             residual: torch.Tensor | None = None,
-                             is_scale_transposed: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+
+def rms_norm_per_block_quant(
+    input: torch.Tensor,
+    weight: torch.Tensor,
+    epsilon: float,
+    quant_dtype: torch.dtype,
+    group_size: list,
+    scale_ub: torch.Tensor | None = None,
+    residual: torch.Tensor | None = None,
+    is_scale_transposed: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
     tokens, hidden = input.shape[0], input.shape[-1]
     group = int(group_size[1])
     y = _rms_then_cast(input, weight, epsilon, residual)
@@ -315,22 +374,53 @@ RMS_NORM_PER_BLOCK_QUANT = vllm_spec(
     make_inputs=_block_quant_inputs,
     cases={
         "smoke": [
-            {"input": [2, 128], "epsilon": 1e-6, "quant_dtype": "int8", "group_size": [64, 64],
-             "is_scale_transposed": False},
-            {"input": [3, 128], "epsilon": 1e-5, "quant_dtype": "int8", "group_size": [128, 128],
-             "is_scale_transposed": True, "use_residual": True},
+            {
+                "input": [2, 128],
+                "epsilon": 1e-6,
+                "quant_dtype": "int8",
+                "group_size": [64, 64],
+                "is_scale_transposed": False,
+            },
+            {
+                "input": [3, 128],
+                "epsilon": 1e-5,
+                "quant_dtype": "int8",
+                "group_size": [128, 128],
+                "is_scale_transposed": True,
+                "use_residual": True,
+            },
         ],
-        "full": [c for c in product(input=[(1, 128), (128, 256), (1024, 4096), (4096, 8192)], epsilon=[1e-5, 1e-6],
-                                    quant_dtype=["int8", "float8_e4m3fn"], group_size=[(128, 128), (64, 64)],
-                                    is_scale_transposed=[False, True])
-                 if c["input"][1] % c["group_size"][1] == 0],
+        "full": [
+            c
+            for c in product(
+                input=[(1, 128), (128, 256), (1024, 4096), (4096, 8192)],
+                epsilon=[1e-5, 1e-6],
+                quant_dtype=["int8", "float8_e4m3fn"],
+                group_size=[(128, 128), (64, 64)],
+                is_scale_transposed=[False, True],
+            )
+            if c["input"][1] % c["group_size"][1] == 0
+        ],
         "edge": [
-            {"input": [7, 384], "epsilon": 1e-6, "quant_dtype": "float8_e4m3fn", "group_size": [1, 128],
-             "is_scale_transposed": False, "use_residual": True, "dtype": "bfloat16"},
+            {
+                "input": [7, 384],
+                "epsilon": 1e-6,
+                "quant_dtype": "float8_e4m3fn",
+                "group_size": [1, 128],
+                "is_scale_transposed": False,
+                "use_residual": True,
+                "dtype": "bfloat16",
+            },
         ],
         "perf": [
-            {"input": [8192, 7168], "epsilon": 1e-6, "quant_dtype": "float8_e4m3fn", "group_size": [1, 128],
-             "is_scale_transposed": True, "dtype": "bfloat16"},
+            {
+                "input": [8192, 7168],
+                "epsilon": 1e-6,
+                "quant_dtype": "float8_e4m3fn",
+                "group_size": [1, 128],
+                "is_scale_transposed": True,
+                "dtype": "bfloat16",
+            },
         ],
     },
     fidelity=(
@@ -354,8 +444,9 @@ RMS_NORM_PER_BLOCK_QUANT = vllm_spec(
 ROPE_CLOSE = close({torch.float16: 2e-3, torch.bfloat16: 1.6e-2, torch.float32: 1e-5}, VD_RTOL)
 
 
-def rope_cache(max_position: int, rot_dim: int, dtype: torch.dtype, device: torch.device,
-               base: float = 10000.0) -> torch.Tensor:
+def rope_cache(
+    max_position: int, rot_dim: int, dtype: torch.dtype, device: torch.device, base: float = 10000.0
+) -> torch.Tensor:
     """vLLM's cos_sin_cache: [max_position, rot_dim] = cat(cos, sin) over rot_dim/2 frequencies."""
     inv_freq = 1.0 / (base ** (torch.arange(0, rot_dim, 2, dtype=torch.float32, device=device) / rot_dim))
     freqs = torch.arange(max_position, dtype=torch.float32, device=device)[:, None] * inv_freq[None, :]
@@ -372,14 +463,20 @@ def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, is_neox: bool
     return torch.stack([x1 * cos - x2 * sin, x2 * cos + x1 * sin], dim=-1).flatten(-2)
 
 
-def rotary_embedding(positions: torch.Tensor, query: torch.Tensor, key: torch.Tensor | None, head_size: int,
-                     cos_sin_cache: torch.Tensor, is_neox: bool) -> None:
+def rotary_embedding(
+    positions: torch.Tensor,
+    query: torch.Tensor,
+    key: torch.Tensor | None,
+    head_size: int,
+    cos_sin_cache: torch.Tensor,
+    is_neox: bool,
+) -> None:
     # computed in fp32 and rounded once (vLLM's kernel rounds each product in the tensor dtype; the
     # comparison's atol absorbs that difference)
     rot_dim = cos_sin_cache.shape[1]
     pos = positions.reshape(-1)
     cache = cos_sin_cache[pos].float()
-    cos, sin = cache[:, None, : rot_dim // 2], cache[:, None, rot_dim // 2:]
+    cos, sin = cache[:, None, : rot_dim // 2], cache[:, None, rot_dim // 2 :]
     for t in (query, key):
         if t is None:
             continue
@@ -417,22 +514,60 @@ ROTARY_EMBEDDING = vllm_spec(
     make_inputs=_rope_inputs,
     cases={
         "smoke": [
-            {"shape_pair": [5, 32], "num_heads": 2, "head_size": 32, "dtype": "float32", "key_is_none": False,
-             "is_neox": True},
-            {"shape_pair": [3, 16], "num_heads": 3, "head_size": 16, "dtype": "float16", "key_is_none": True,
-             "is_neox": False},
+            {
+                "shape_pair": [5, 32],
+                "num_heads": 2,
+                "head_size": 32,
+                "dtype": "float32",
+                "key_is_none": False,
+                "is_neox": True,
+            },
+            {
+                "shape_pair": [3, 16],
+                "num_heads": 3,
+                "head_size": 16,
+                "dtype": "float16",
+                "key_is_none": True,
+                "is_neox": False,
+            },
         ],
-        "full": product(shape_pair=UPSTREAM_MN, num_heads=[1, 4, 16], head_size=[32, 64], dtype=FLOATS,
-                        key_is_none=[True, False], is_neox=[True, False]),
+        "full": product(
+            shape_pair=UPSTREAM_MN,
+            num_heads=[1, 4, 16],
+            head_size=[32, 64],
+            dtype=FLOATS,
+            key_is_none=[True, False],
+            is_neox=[True, False],
+        ),
         "edge": [
-            {"shape_pair": [7, 64], "num_heads": 5, "head_size": 64, "rot_dim": 32, "dtype": "float16",
-             "key_is_none": False, "is_neox": True},
-            {"shape_pair": [9, 64], "num_heads": 3, "head_size": 80, "dtype": "bfloat16", "key_is_none": False,
-             "is_neox": False, "layout": "flat"},
+            {
+                "shape_pair": [7, 64],
+                "num_heads": 5,
+                "head_size": 64,
+                "rot_dim": 32,
+                "dtype": "float16",
+                "key_is_none": False,
+                "is_neox": True,
+            },
+            {
+                "shape_pair": [9, 64],
+                "num_heads": 3,
+                "head_size": 80,
+                "dtype": "bfloat16",
+                "key_is_none": False,
+                "is_neox": False,
+                "layout": "flat",
+            },
         ],
         "perf": [
-            {"shape_pair": [16384, 32768], "num_heads": 32, "head_size": 128, "dtype": "bfloat16",
-             "key_is_none": False, "is_neox": True},
+            {
+                "shape_pair": [16384, 32768],
+                "num_heads": 32,
+                "head_size": 128,
+                "dtype": "bfloat16",
+                "key_is_none": False,
+                "is_neox": True,
+            },
         ],
     },
     fidelity=(
@@ -451,15 +586,25 @@ ROTARY_EMBEDDING = vllm_spec(
 
 # ---------------------------------------------------------------- fused qk norm + rope
 
-def fused_qk_norm_rope(qkv: torch.Tensor, num_heads_q: int, num_heads_k: int, num_heads_v: int, head_dim: int,
-                       eps: float, q_weight: torch.Tensor, k_weight: torch.Tensor, cos_sin_cache: torch.Tensor,
-                       is_neox: bool, position_ids: torch.Tensor) -> None:
+
+def fused_qk_norm_rope(
+    qkv: torch.Tensor,
+    num_heads_q: int,
+    num_heads_k: int,
+    num_heads_v: int,
+    head_dim: int,
+    eps: float,
+    q_weight: torch.Tensor,
+    k_weight: torch.Tensor,
+    cos_sin_cache: torch.Tensor,
+    is_neox: bool,
+    position_ids: torch.Tensor,
+) -> None:
     tokens = qkv.shape[0]
     heads = qkv.reshape(tokens, num_heads_q + num_heads_k + num_heads_v, head_dim).float()
     qk = heads[:, : num_heads_q + num_heads_k]
     inv = torch.rsqrt(qk.pow(2).mean(dim=-1, keepdim=True) + eps)
-    weight = torch.cat([q_weight.float().expand(num_heads_q, head_dim),
-                        k_weight.float().expand(num_heads_k, head_dim)])
+    weight = torch.cat([q_weight.float().expand(num_heads_q, head_dim), k_weight.float().expand(num_heads_k, head_dim)])
     normed = qk * inv * weight
     cache = cos_sin_cache[position_ids.reshape(-1)].float()
     half = cos_sin_cache.shape[1] // 2
@@ -475,8 +620,13 @@ def _qk_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     max_pos = max(tokens, 4096)
     return {
         "qkv": rng.randn((tokens, (nq + nk + nv) * d), dtype),
-        "num_heads_q": nq, "num_heads_k": nk, "num_heads_v": nv, "head_dim": d, "eps": 1e-5,
-        "q_weight": rng.randn((d,), dtype), "k_weight": rng.randn((d,), dtype),
+        "num_heads_q": nq,
+        "num_heads_k": nk,
+        "num_heads_v": nv,
+        "head_dim": d,
+        "eps": 1e-5,
+        "q_weight": rng.randn((d,), dtype),
+        "k_weight": rng.randn((d,), dtype),
         "cos_sin_cache": rope_cache(max_pos, d, dtype, rng.device),
         "is_neox": case["is_neox"],
         "position_ids": rng.randint(0, max_pos, (tokens,), "int64"),
@@ -499,8 +649,13 @@ FUSED_QK_NORM_ROPE = vllm_spec(
             {"seq_len": 3, "heads": [2, 1, 1], "head_dim": 64, "dtype": "float16", "is_neox": True},
             {"seq_len": 2, "heads": [2, 2, 2], "head_dim": 64, "dtype": "float16", "is_neox": False},
         ],
-        "full": product(seq_len=[1, 71, 128, 1024, 5333], heads=[(4, 4, 4), (16, 16, 16), (32, 16, 8)],
-                        head_dim=[64, 128], dtype=["float16", "bfloat16"], is_neox=[False, True]),
+        "full": product(
+            seq_len=[1, 71, 128, 1024, 5333],
+            heads=[(4, 4, 4), (16, 16, 16), (32, 16, 8)],
+            head_dim=[64, 128],
+            dtype=["float16", "bfloat16"],
+            is_neox=[False, True],
+        ),
         "edge": [{"seq_len": 1, "heads": [1, 1, 1], "head_dim": 128, "dtype": "bfloat16", "is_neox": True}],
         "perf": [{"seq_len": 16384, "heads": [32, 8, 8], "head_dim": 128, "dtype": "bfloat16", "is_neox": True}],
     },
@@ -515,5 +670,11 @@ FUSED_QK_NORM_ROPE = vllm_spec(
     cost=bytes_cost(lambda c, i: 10.0 * i["qkv"].numel()),
 )
 
-SPECS = [RMS_NORM, FUSED_ADD_RMS_NORM, RMS_NORM_DYNAMIC_PER_TOKEN_QUANT, RMS_NORM_PER_BLOCK_QUANT,
-         ROTARY_EMBEDDING, FUSED_QK_NORM_ROPE]
+SPECS = [
+    RMS_NORM,
+    FUSED_ADD_RMS_NORM,
+    RMS_NORM_DYNAMIC_PER_TOKEN_QUANT,
+    RMS_NORM_PER_BLOCK_QUANT,
+    ROTARY_EMBEDDING,
+    FUSED_QK_NORM_ROPE,
+]

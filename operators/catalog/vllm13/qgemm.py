@@ -55,7 +55,7 @@ def _gemm_cost(m: int, n: int, k: int, dtype: str, inputs: dict[str, Any], out_b
 
 def _to_int32(words: torch.Tensor) -> torch.Tensor:
     """int64 holding unsigned 32-bit patterns -> int32 with the same bits."""
-    return torch.where(words >= 2 ** 31, words - 2 ** 32, words).to(torch.int32)
+    return torch.where(words >= 2**31, words - 2**32, words).to(torch.int32)
 
 
 def pack_int4_last(values: torch.Tensor, nibble_of_position: list[int] | None = None) -> torch.Tensor:
@@ -76,8 +76,15 @@ def unpack_int4_last(words: torch.Tensor, nibble_of_position: list[int] | None =
 
 # ---------------------------------------------------------------- cutlass_scaled_mm (+azp)
 
-def cutlass_scaled_mm(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
-                      out_dtype: torch.dtype, bias: torch.Tensor | None = None) -> torch.Tensor:
+
+def cutlass_scaled_mm(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    scale_a: torch.Tensor,
+    scale_b: torch.Tensor,
+    out_dtype: torch.dtype,
+    bias: torch.Tensor | None = None,
+) -> torch.Tensor:
     acc = (a.double() @ b.double()).float()  # exact int32 accumulation
     out = scale_a.float() * (scale_b.float() * acc)
     if bias is not None:
@@ -85,9 +92,16 @@ def cutlass_scaled_mm(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, s
     return out.to(out_dtype)
 
 
-def cutlass_scaled_mm_azp(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tensor, scale_b: torch.Tensor,
-                          out_dtype: torch.dtype, azp_adj: torch.Tensor, azp: torch.Tensor | None = None,
-                          bias: torch.Tensor | None = None) -> torch.Tensor:
+def cutlass_scaled_mm_azp(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    scale_a: torch.Tensor,
+    scale_b: torch.Tensor,
+    out_dtype: torch.dtype,
+    azp_adj: torch.Tensor,
+    azp: torch.Tensor | None = None,
+    bias: torch.Tensor | None = None,
+) -> torch.Tensor:
     acc = a.double() @ b.double()
     # per-token azp: subtract azp[m] * azp_adj[n]; per-tensor: azp_adj already holds azp * colsum(b)
     correction = azp_adj.double()[None, :] * (azp.double()[:, None] if azp is not None else 1.0)
@@ -99,7 +113,7 @@ def cutlass_scaled_mm_azp(a: torch.Tensor, b: torch.Tensor, scale_a: torch.Tenso
 
 def _int8_scale(rng: Rng, shape: tuple[int, ...], k: int) -> torch.Tensor:
     # keeps |out| = O(1): |acc| ~ 128^2 * sqrt(K) / 3
-    return rng.uniform(shape, 0.5, 1.5) / (128.0 * k ** 0.25)
+    return rng.uniform(shape, 0.5, 1.5) / (128.0 * k**0.25)
 
 
 def _scaled_mm_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
@@ -133,16 +147,22 @@ CUTLASS_SCALED_MM = vllm_spec(
     reference_impl=cutlass_scaled_mm,
     make_inputs=_scaled_mm_inputs,
     cases={
-        "smoke": [{"shape": [5, 32, 16], "out_dtype": "float16", "scale_case": "row_a_col_b", "bias_mode": "vector"},
-                  {"shape": [3, 64, 24], "out_dtype": "float16", "scale_case": "all_scalar", "bias_mode": None}],
-        "full": [{"shape": list(s), "out_dtype": o, "scale_case": sc, "bias_mode": bm}
-                 for s in ((1, 128, 128), (71, 512, 256), (128, 512, 512), (1024, 4096, 4096))
-                 for o in ("float16", "bfloat16") for sc in ("all_scalar", "row_a_col_b") for bm in (None, "vector")],
+        "smoke": [
+            {"shape": [5, 32, 16], "out_dtype": "float16", "scale_case": "row_a_col_b", "bias_mode": "vector"},
+            {"shape": [3, 64, 24], "out_dtype": "float16", "scale_case": "all_scalar", "bias_mode": None},
+        ],
+        "full": [
+            {"shape": list(s), "out_dtype": o, "scale_case": sc, "bias_mode": bm}
+            for s in ((1, 128, 128), (71, 512, 256), (128, 512, 512), (1024, 4096, 4096))
+            for o in ("float16", "bfloat16")
+            for sc in ("all_scalar", "row_a_col_b")
+            for bm in (None, "vector")
+        ],
         "edge": [{"shape": [33, 80, 48], "out_dtype": "bfloat16", "scale_case": "row_a_col_b", "bias_mode": "vector"}],
-        "perf": [{"shape": [4096, 8192, 8192], "out_dtype": "bfloat16", "scale_case": "row_a_col_b",
-                  "bias_mode": None},
-                 {"shape": [16, 8192, 28672], "out_dtype": "float16", "scale_case": "row_a_col_b",
-                  "bias_mode": "vector"}],
+        "perf": [
+            {"shape": [4096, 8192, 8192], "out_dtype": "bfloat16", "scale_case": "row_a_col_b", "bias_mode": None},
+            {"shape": [16, 8192, 28672], "out_dtype": "float16", "scale_case": "row_a_col_b", "bias_mode": "vector"},
+        ],
     },
     fidelity=(
         "vLLM tests/kernels/quantization/test_cutlass_scaled_mm.py baseline_scaled_mm formulation "
@@ -161,7 +181,8 @@ def _azp_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     return {
         "a": rng.randint(-128, 128, (m, k), "int8"),
         "b": rng.randint(-128, 128, (n, k), "int8").t(),
-        "scale_a": _int8_scale(rng, (m, 1), k), "scale_b": _int8_scale(rng, (1, n), k),
+        "scale_a": _int8_scale(rng, (m, 1), k),
+        "scale_b": _int8_scale(rng, (1, n), k),
         "out_dtype": torch.float16,
         "azp_adj": rng.randint(-2000, 2001, (n,), "int32"),
         "azp": rng.randint(-8, 9, (m,), "int32") if has_azp else None,
@@ -182,10 +203,19 @@ CUTLASS_SCALED_MM_AZP = vllm_spec(
     make_inputs=_azp_inputs,
     cases={
         "smoke": [{"config": [4, 32, 16, True, True]}, {"config": [3, 48, 8, False, False]}],
-        "full": [{"config": list(c)} for c in [(32, 128, 128, False, False), (32, 128, 128, True, False),
-                                               (128, 256, 256, False, True), (128, 256, 256, True, True),
-                                               (128, 256, 256, False, False), (256, 512, 512, False, False),
-                                               (256, 512, 512, True, True), (256, 512, 512, True, False)]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (32, 128, 128, False, False),
+                (32, 128, 128, True, False),
+                (128, 256, 256, False, True),
+                (128, 256, 256, True, True),
+                (128, 256, 256, False, False),
+                (256, 512, 512, False, False),
+                (256, 512, 512, True, True),
+                (256, 512, 512, True, False),
+            ]
+        ],
         "edge": [{"config": [1, 16, 16, True, False]}],
         "perf": [{"config": [4096, 8192, 8192, True, True]}],
     },
@@ -202,6 +232,7 @@ CUTLASS_SCALED_MM_AZP = vllm_spec(
 
 # ---------------------------------------------------------------- AWQ / GPTQ
 
+
 def awq_dequantize(qweight: torch.Tensor, scales: torch.Tensor, qzeros: torch.Tensor) -> torch.Tensor:
     """[K, N] fp16: (q - z) * s with AWQ's nibble order, computed per element in fp16 like the kernel."""
     k = qweight.shape[0]
@@ -212,8 +243,9 @@ def awq_dequantize(qweight: torch.Tensor, scales: torch.Tensor, qzeros: torch.Te
     return (q - z).to(scales.dtype) * s
 
 
-def awq_gemm(input: torch.Tensor, qweight: torch.Tensor, scales: torch.Tensor, qzeros: torch.Tensor,
-             split_k_iters: int) -> torch.Tensor:
+def awq_gemm(
+    input: torch.Tensor, qweight: torch.Tensor, scales: torch.Tensor, qzeros: torch.Tensor, split_k_iters: int
+) -> torch.Tensor:
     w = awq_dequantize(qweight, scales, qzeros)
     return (input.float() @ w.float()).to(input.dtype)
 
@@ -249,10 +281,19 @@ AWQ_GEMM = vllm_spec(
     make_inputs=_awq_inputs,
     cases={
         "smoke": [{"config": [3, 64, 16, 32, 1]}, {"config": [2, 128, 32, 64, 2]}],
-        "full": [{"config": list(c)} for c in [(1, 256, 128, 128, 1), (16, 256, 128, 128, 1), (32, 512, 256, 128, 1),
-                                               (64, 1024, 512, 128, 1), (128, 4096, 4096, 128, 1),
-                                               (1, 4096, 11008, 128, 1), (32, 8192, 8192, 128, 1),
-                                               (512, 4096, 11008, 128, 1)]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (1, 256, 128, 128, 1),
+                (16, 256, 128, 128, 1),
+                (32, 512, 256, 128, 1),
+                (64, 1024, 512, 128, 1),
+                (128, 4096, 4096, 128, 1),
+                (1, 4096, 11008, 128, 1),
+                (32, 8192, 8192, 128, 1),
+                (512, 4096, 11008, 128, 1),
+            ]
+        ],
         "edge": [{"config": [7, 256, 24, 64, 8]}],
         "perf": [{"config": [256, 4096, 4096, 128, 1]}, {"config": [16, 8192, 28672, 128, 1]}],
     },
@@ -268,8 +309,14 @@ AWQ_GEMM = vllm_spec(
 )
 
 
-def gptq_dequantize(b_q_weight: torch.Tensor, b_gptq_qzeros: torch.Tensor, b_gptq_scales: torch.Tensor,
-                    b_g_idx: torch.Tensor, bit: int, use_v2_format: bool) -> torch.Tensor:
+def gptq_dequantize(
+    b_q_weight: torch.Tensor,
+    b_gptq_qzeros: torch.Tensor,
+    b_gptq_scales: torch.Tensor,
+    b_g_idx: torch.Tensor,
+    bit: int,
+    use_v2_format: bool,
+) -> torch.Tensor:
     per_word = 32 // bit
     mask = (1 << bit) - 1
     shifts = torch.arange(per_word, device=b_q_weight.device) * bit
@@ -282,8 +329,16 @@ def gptq_dequantize(b_q_weight: torch.Tensor, b_gptq_qzeros: torch.Tensor, b_gpt
     return (q - z[g]).to(b_gptq_scales.dtype) * b_gptq_scales[g]
 
 
-def gptq_gemm(a: torch.Tensor, b_q_weight: torch.Tensor, b_gptq_qzeros: torch.Tensor, b_gptq_scales: torch.Tensor,
-              b_g_idx: torch.Tensor, use_exllama: bool, use_v2_format: bool, bit: int) -> torch.Tensor:
+def gptq_gemm(
+    a: torch.Tensor,
+    b_q_weight: torch.Tensor,
+    b_gptq_qzeros: torch.Tensor,
+    b_gptq_scales: torch.Tensor,
+    b_g_idx: torch.Tensor,
+    use_exllama: bool,
+    use_v2_format: bool,
+    bit: int,
+) -> torch.Tensor:
     w = gptq_dequantize(b_q_weight, b_gptq_qzeros, b_gptq_scales, b_g_idx, bit, use_v2_format)
     return (a.float() @ w.float()).to(a.dtype)
 
@@ -315,7 +370,10 @@ def _gptq_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         "b_q_weight": pack_along_rows(rng.randint(0, 1 << bit, (k, n)), bit),
         "b_gptq_qzeros": pack_along_cols(rng.randint(0, (1 << bit) - 1, (groups, n)), bit),
         "b_gptq_scales": rng.uniform((groups, n), 0.002, 0.02, "float16"),
-        "b_g_idx": g_idx.to(torch.int32), "use_exllama": use_exllama, "use_v2_format": v2, "bit": bit,
+        "b_g_idx": g_idx.to(torch.int32),
+        "use_exllama": use_exllama,
+        "use_v2_format": v2,
+        "bit": bit,
     }
 
 
@@ -331,10 +389,14 @@ GPTQ_GEMM = vllm_spec(
     reference_impl=gptq_gemm,
     make_inputs=_gptq_inputs,
     cases={
-        "smoke": [{"config": [3, 64, 16, 4, False, False], "group_size": 32},
-                  {"config": [2, 64, 8, 8, False, True], "group_size": 64}],
-        "full": [{"config": [m, k, n, 4, False, False]} for m, k, n in [(1, 256, 256), (16, 256, 256),
-                                                                       (32, 256, 256), (64, 512, 512)]],
+        "smoke": [
+            {"config": [3, 64, 16, 4, False, False], "group_size": 32},
+            {"config": [2, 64, 8, 8, False, True], "group_size": 64},
+        ],
+        "full": [
+            {"config": [m, k, n, 4, False, False]}
+            for m, k, n in [(1, 256, 256), (16, 256, 256), (32, 256, 256), (64, 512, 512)]
+        ],
         "edge": [{"config": [5, 256, 64, 4, False, False], "act_order": True}],
         "perf": [{"config": [16, 4096, 4096, 4, False, False]}, {"config": [256, 4096, 11008, 4, False, False]}],
     },
@@ -354,6 +416,7 @@ GPTQ_GEMM = vllm_spec(
 
 
 # ---------------------------------------------------------------- Marlin-family (provisional layouts)
+
 
 def marlin_tile_pack(q: torch.Tensor, bits: int) -> torch.Tensor:
     """Our stand-in for Marlin's layout: [K, N] codes -> [K/16, N*16*bits/32] int32 where each 16-row slab is
@@ -376,12 +439,27 @@ MARLIN_LAYOUT_CAVEAT = (
 )
 
 
-def gptq_marlin_gemm(a: torch.Tensor, c: torch.Tensor | None, b_q_weight: torch.Tensor, b_bias: torch.Tensor | None,
-                     b_scales: torch.Tensor, a_scales: torch.Tensor | None, global_scale: torch.Tensor | None,
-                     b_zeros: torch.Tensor, g_idx: torch.Tensor, perm: torch.Tensor, workspace: torch.Tensor,
-                     b_q_type: Any, size_m: int, size_n: int, size_k: int, is_k_full: bool = True,
-                     use_atomic_add: bool = False, use_fp32_reduce: bool = False,
-                     is_zp_float: bool = False) -> torch.Tensor:
+def gptq_marlin_gemm(
+    a: torch.Tensor,
+    c: torch.Tensor | None,
+    b_q_weight: torch.Tensor,
+    b_bias: torch.Tensor | None,
+    b_scales: torch.Tensor,
+    a_scales: torch.Tensor | None,
+    global_scale: torch.Tensor | None,
+    b_zeros: torch.Tensor,
+    g_idx: torch.Tensor,
+    perm: torch.Tensor,
+    workspace: torch.Tensor,
+    b_q_type: Any,
+    size_m: int,
+    size_n: int,
+    size_k: int,
+    is_k_full: bool = True,
+    use_atomic_add: bool = False,
+    use_fp32_reduce: bool = False,
+    is_zp_float: bool = False,
+) -> torch.Tensor:
     q = marlin_tile_unpack(b_q_weight, size_k, size_n, b_q_type.size_bits)
     group = size_k // b_scales.shape[0]
     w = (q - b_q_type.bias).to(a.dtype) * b_scales.repeat_interleave(group, dim=0)
@@ -396,15 +474,25 @@ def _marlin_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     group = 128
     dev = rng.device
     return {
-        "a": rng.randn((m, k), "float16"), "c": None,
-        "b_q_weight": marlin_tile_pack(rng.randint(0, 16, (k, n)), 4), "b_bias": None,
-        "b_scales": rng.uniform((k // group, n), 0.002, 0.02, "float16"), "a_scales": None, "global_scale": None,
+        "a": rng.randn((m, k), "float16"),
+        "c": None,
+        "b_q_weight": marlin_tile_pack(rng.randint(0, 16, (k, n)), 4),
+        "b_bias": None,
+        "b_scales": rng.uniform((k // group, n), 0.002, 0.02, "float16"),
+        "a_scales": None,
+        "global_scale": None,
         "b_zeros": torch.empty(0, dtype=torch.int32, device=dev),
         "g_idx": (torch.arange(k, device=dev, dtype=torch.int32) // group),
         "perm": torch.arange(k, device=dev, dtype=torch.int32),
-        "workspace": torch.zeros(n, dtype=torch.int32, device=dev), "b_q_type": UINT4B8,
-        "size_m": m, "size_n": n, "size_k": k, "is_k_full": True, "use_atomic_add": False,
-        "use_fp32_reduce": False, "is_zp_float": False,
+        "workspace": torch.zeros(n, dtype=torch.int32, device=dev),
+        "b_q_type": UINT4B8,
+        "size_m": m,
+        "size_n": n,
+        "size_k": k,
+        "is_k_full": True,
+        "use_atomic_add": False,
+        "use_fp32_reduce": False,
+        "is_zp_float": False,
     }
 
 
@@ -421,9 +509,19 @@ GPTQ_MARLIN_GEMM = vllm_spec(
     make_inputs=_marlin_inputs,
     cases={
         "smoke": [{"config": [3, 128, 16]}, {"config": [2, 256, 8]}],
-        "full": [{"config": list(c)} for c in [(1, 256, 256), (32, 256, 256), (64, 256, 512), (128, 512, 256),
-                                               (128, 1024, 512), (256, 1024, 512), (512, 1024, 512),
-                                               (1024, 2048, 1024)]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (1, 256, 256),
+                (32, 256, 256),
+                (64, 256, 512),
+                (128, 512, 256),
+                (128, 1024, 512),
+                (256, 1024, 512),
+                (512, 1024, 512),
+                (1024, 2048, 1024),
+            ]
+        ],
         "edge": [{"config": [7, 384, 64]}],
         "perf": [{"config": [16, 4096, 14336]}, {"config": [2048, 4096, 4096]}],
     },
@@ -438,9 +536,17 @@ GPTQ_MARLIN_GEMM = vllm_spec(
 )
 
 
-def gptq_marlin_24_gemm(a: torch.Tensor, b_q_weight: torch.Tensor, b_meta: torch.Tensor, b_scales: torch.Tensor,
-                        workspace: torch.Tensor, b_q_type: Any, size_m: int, size_n: int,
-                        size_k: int) -> torch.Tensor:
+def gptq_marlin_24_gemm(
+    a: torch.Tensor,
+    b_q_weight: torch.Tensor,
+    b_meta: torch.Tensor,
+    b_scales: torch.Tensor,
+    workspace: torch.Tensor,
+    b_q_type: Any,
+    size_m: int,
+    size_n: int,
+    size_k: int,
+) -> torch.Tensor:
     # 2:4 sparsity along K: each group of 4 rows keeps 2 values; b_meta[g, n] = idx0 + 4 * idx1
     kept = marlin_tile_unpack(b_q_weight, size_k // 2, size_n, b_q_type.size_bits)
     values = (kept - b_q_type.bias).to(a.dtype)
@@ -467,8 +573,11 @@ def _marlin24_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         "b_q_weight": marlin_tile_pack(rng.randint(0, 16, (k // 2, n)), 4),
         "b_meta": (first + 4 * second).to(torch.int32),
         "b_scales": rng.uniform((k // group, n), 0.002, 0.02, "float16"),
-        "workspace": torch.zeros(n, dtype=torch.int32, device=dev), "b_q_type": UINT4B8,
-        "size_m": m, "size_n": n, "size_k": k,
+        "workspace": torch.zeros(n, dtype=torch.int32, device=dev),
+        "b_q_type": UINT4B8,
+        "size_m": m,
+        "size_n": n,
+        "size_k": k,
     }
 
 
@@ -485,8 +594,18 @@ GPTQ_MARLIN_24_GEMM = vllm_spec(
     make_inputs=_marlin24_inputs,
     cases={
         "smoke": [{"config": [3, 128, 16]}, {"config": [2, 256, 8]}],
-        "full": [{"config": list(c)} for c in [(1, 128, 256), (64, 128, 256), (128, 256, 256), (256, 256, 512),
-                                               (128, 512, 256), (256, 512, 512), (128, 256, 512)]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (1, 128, 256),
+                (64, 128, 256),
+                (128, 256, 256),
+                (256, 256, 512),
+                (128, 512, 256),
+                (256, 512, 512),
+                (128, 256, 512),
+            ]
+        ],
         "edge": [{"config": [5, 384, 32]}],
         "perf": [{"config": [16, 4096, 14336]}],
     },
@@ -504,9 +623,19 @@ GPTQ_MARLIN_24_GEMM = vllm_spec(
 )
 
 
-def allspark_w8a16_gemm(a: torch.Tensor, b_qweight: torch.Tensor, b_scales: torch.Tensor,
-                        b_qzeros: torch.Tensor | None, n: int, group_size: int, sm_count: int, sm_version: int,
-                        CUBLAS_M_THRESHOLD: int, has_zp: bool, n32k16_reorder: bool) -> torch.Tensor:
+def allspark_w8a16_gemm(
+    a: torch.Tensor,
+    b_qweight: torch.Tensor,
+    b_scales: torch.Tensor,
+    b_qzeros: torch.Tensor | None,
+    n: int,
+    group_size: int,
+    sm_count: int,
+    sm_version: int,
+    CUBLAS_M_THRESHOLD: int,
+    has_zp: bool,
+    n32k16_reorder: bool,
+) -> torch.Tensor:
     k = a.shape[1]
     q = b_qweight.long()
     if n32k16_reorder:
@@ -522,9 +651,17 @@ def _allspark_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     q = rng.randint(0, 256, (k, n)).to(torch.uint8)
     reordered = q.reshape(k // 16, 16, n // 32, 32).permute(2, 0, 3, 1).reshape(n // 32 * (k // 16), 32 * 16)
     return {
-        "a": rng.randn((m, k), "float16"), "b_qweight": reordered.reshape(n // 32 * (k // 16) * 32, 16),
-        "b_scales": rng.uniform((1, n), 0.001, 0.01, "float16"), "b_qzeros": None, "n": n, "group_size": -1,
-        "sm_count": 108, "sm_version": 80, "CUBLAS_M_THRESHOLD": 16, "has_zp": False, "n32k16_reorder": True,
+        "a": rng.randn((m, k), "float16"),
+        "b_qweight": reordered.reshape(n // 32 * (k // 16) * 32, 16),
+        "b_scales": rng.uniform((1, n), 0.001, 0.01, "float16"),
+        "b_qzeros": None,
+        "n": n,
+        "group_size": -1,
+        "sm_count": 108,
+        "sm_version": 80,
+        "CUBLAS_M_THRESHOLD": 16,
+        "has_zp": False,
+        "n32k16_reorder": True,
     }
 
 
@@ -540,10 +677,24 @@ ALLSPARK_W8A16_GEMM = vllm_spec(
     make_inputs=_allspark_inputs,
     cases={
         "smoke": [{"config": [3, 32, 32]}, {"config": [2, 64, 64]}],
-        "full": [{"config": list(c)} for c in [(1, 256, 128), (32, 256, 128), (64, 256, 256), (128, 512, 128),
-                                               (256, 512, 256), (256, 512, 512), (256, 1024, 256), (256, 1024, 512),
-                                               (512, 512, 256), (512, 512, 512), (512, 1024, 512),
-                                               (1024, 512, 512), (1024, 1024, 512)]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (1, 256, 128),
+                (32, 256, 128),
+                (64, 256, 256),
+                (128, 512, 128),
+                (256, 512, 256),
+                (256, 512, 512),
+                (256, 1024, 256),
+                (256, 1024, 512),
+                (512, 512, 256),
+                (512, 512, 512),
+                (512, 1024, 512),
+                (1024, 512, 512),
+                (1024, 1024, 512),
+            ]
+        ],
         "edge": [{"config": [17, 48, 96]}],
         "perf": [{"config": [16, 4096, 14336]}],
     },
@@ -605,8 +756,13 @@ def _ggml_weight(rng: Rng, rows: int, cols: int, quant_type: int) -> torch.Tenso
 
 def _ggml_deq_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     rows, cols, quant_type, dtype = case["config"]
-    return {"W": _ggml_weight(rng, rows, cols, quant_type), "quant_type": quant_type, "m": rows, "n": cols,
-            "dtype": dt(dtype)}
+    return {
+        "W": _ggml_weight(rng, rows, cols, quant_type),
+        "quant_type": quant_type,
+        "m": rows,
+        "n": cols,
+        "dtype": dt(dtype),
+    }
 
 
 GGML_DEQUANTIZE = vllm_spec(
@@ -622,10 +778,19 @@ GGML_DEQUANTIZE = vllm_spec(
     make_inputs=_ggml_deq_inputs,
     cases={
         "smoke": [{"config": [3, 64, 8, "float16"]}, {"config": [2, 96, 2, "float32"]}],
-        "full": [{"config": list(c)} for c in [(32, 128, 8, "float16"), (64, 256, 8, "float16"),
-                                               (128, 512, 8, "float16"), (256, 1024, 8, "float32"),
-                                               (512, 2048, 8, "float16"), (1024, 4096, 8, "float16"),
-                                               (4096, 4096, 8, "float16"), (4096, 11008, 8, "float32")]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (32, 128, 8, "float16"),
+                (64, 256, 8, "float16"),
+                (128, 512, 8, "float16"),
+                (256, 1024, 8, "float32"),
+                (512, 2048, 8, "float16"),
+                (1024, 4096, 8, "float16"),
+                (4096, 4096, 8, "float16"),
+                (4096, 11008, 8, "float32"),
+            ]
+        ],
         "edge": [{"config": [5, 32, 2, "float16"]}, {"config": [7, 160, 2, "bfloat16"]}],
         "perf": [{"config": [14336, 4096, 8, "float16"]}, {"config": [14336, 4096, 2, "float16"]}],
     },
@@ -664,8 +829,12 @@ def ggml_mul_mat_vec_a8(W: torch.Tensor, X: torch.Tensor, quant_type: int, row: 
 def _ggml_mm_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     rows, cols, quant_type = case["config"][:3]
     batch = case["config"][3] if len(case["config"]) > 3 else 1
-    return {"W": _ggml_weight(rng, rows, cols, quant_type), "X": rng.randn((batch, cols), "float32"),
-            "quant_type": quant_type, "row": rows}
+    return {
+        "W": _ggml_weight(rng, rows, cols, quant_type),
+        "X": rng.randn((batch, cols), "float32"),
+        "quant_type": quant_type,
+        "row": rows,
+    }
 
 
 GGML_A8_FIDELITY = (
@@ -688,18 +857,33 @@ GGML_MUL_MAT_A8 = vllm_spec(
     make_inputs=_ggml_mm_inputs,
     cases={
         "smoke": [{"config": [8, 64, 2, 3]}, {"config": [5, 96, 8, 2]}],
-        "full": [{"config": [n, m, 2, b]} for m, n, _, b in [
-            (64, 32, 2, 4), (128, 64, 2, 4), (256, 128, 2, 4), (256, 128, 2, 8), (256, 256, 2, 4), (256, 256, 2, 8),
-            (512, 128, 2, 4), (512, 256, 2, 4), (512, 256, 2, 8), (512, 512, 2, 4), (512, 512, 2, 8),
-            (1024, 256, 2, 4), (1024, 512, 2, 8)]],
+        "full": [
+            {"config": [n, m, 2, b]}
+            for m, n, _, b in [
+                (64, 32, 2, 4),
+                (128, 64, 2, 4),
+                (256, 128, 2, 4),
+                (256, 128, 2, 8),
+                (256, 256, 2, 4),
+                (256, 256, 2, 8),
+                (512, 128, 2, 4),
+                (512, 256, 2, 4),
+                (512, 256, 2, 8),
+                (512, 512, 2, 4),
+                (512, 512, 2, 8),
+                (1024, 256, 2, 4),
+                (1024, 512, 2, 8),
+            ]
+        ],
         "edge": [{"config": [33, 160, 8, 7]}],
         "perf": [{"config": [14336, 4096, 2, 64]}],
     },
     fidelity=GGML_A8_FIDELITY,
     returns=True,
     checkers=(loose_close(2e-2, 2e-2),),
-    cost=lambda c, i: _gemm_cost(i["X"].shape[0], i["row"], i["X"].shape[1], "float32", i,
-                                 i["X"].shape[0] * i["row"] * 4),
+    cost=lambda c, i: _gemm_cost(
+        i["X"].shape[0], i["row"], i["X"].shape[1], "float32", i, i["X"].shape[0] * i["row"] * 4
+    ),
 )
 
 GGML_MUL_MAT_VEC_A8 = vllm_spec(
@@ -713,9 +897,24 @@ GGML_MUL_MAT_VEC_A8 = vllm_spec(
     make_inputs=_ggml_mm_inputs,
     cases={
         "smoke": [{"config": [8, 64, 2]}, {"config": [5, 96, 8]}],
-        "full": [{"config": [n, m, 2]} for m, n, _ in [
-            (64, 32, 2), (128, 64, 2), (256, 128, 2), (256, 256, 2), (512, 128, 2), (512, 256, 2), (512, 512, 2),
-            (1024, 128, 2), (1024, 256, 2), (1024, 512, 2), (2048, 256, 2), (2048, 512, 2), (4096, 512, 2)]],
+        "full": [
+            {"config": [n, m, 2]}
+            for m, n, _ in [
+                (64, 32, 2),
+                (128, 64, 2),
+                (256, 128, 2),
+                (256, 256, 2),
+                (512, 128, 2),
+                (512, 256, 2),
+                (512, 512, 2),
+                (1024, 128, 2),
+                (1024, 256, 2),
+                (1024, 512, 2),
+                (2048, 256, 2),
+                (2048, 512, 2),
+                (4096, 512, 2),
+            ]
+        ],
         "edge": [{"config": [3, 32, 8]}],
         "perf": [{"config": [14336, 4096, 2]}, {"config": [4096, 14336, 8]}],
     },
@@ -726,16 +925,24 @@ GGML_MUL_MAT_VEC_A8 = vllm_spec(
 )
 
 
-def ggml_moe_a8(X: torch.Tensor, W: torch.Tensor, sorted_token_ids: torch.Tensor, expert_ids: torch.Tensor,
-                num_tokens_post_padded: torch.Tensor, quant_type: int, row: int, top_k: int,
-                tokens: int) -> torch.Tensor:
+def ggml_moe_a8(
+    X: torch.Tensor,
+    W: torch.Tensor,
+    sorted_token_ids: torch.Tensor,
+    expert_ids: torch.Tensor,
+    num_tokens_post_padded: torch.Tensor,
+    quant_type: int,
+    row: int,
+    top_k: int,
+    tokens: int,
+) -> torch.Tensor:
     cols = X.shape[1]
     block = sorted_token_ids.numel() // expert_ids.numel()
     out = torch.zeros((tokens * top_k, row), dtype=torch.float32, device=X.device)
     xq = _quantize_q8_1(X)
     used = int(num_tokens_post_padded.reshape(-1)[0])
     for b in range(used // block):
-        ids = sorted_token_ids[b * block: (b + 1) * block].long()
+        ids = sorted_token_ids[b * block : (b + 1) * block].long()
         ids = ids[ids < tokens * top_k]
         if ids.numel() == 0:
             continue
@@ -744,8 +951,9 @@ def ggml_moe_a8(X: torch.Tensor, W: torch.Tensor, sorted_token_ids: torch.Tensor
     return out
 
 
-def ggml_moe_a8_vec(X: torch.Tensor, W: torch.Tensor, topk_ids: torch.Tensor, top_k: int, quant_type: int, row: int,
-                    tokens: int) -> torch.Tensor:
+def ggml_moe_a8_vec(
+    X: torch.Tensor, W: torch.Tensor, topk_ids: torch.Tensor, top_k: int, quant_type: int, row: int, tokens: int
+) -> torch.Tensor:
     cols = X.shape[1]
     xq = _quantize_q8_1(X)
     out = torch.zeros((tokens * top_k, row), dtype=torch.float32, device=X.device)
@@ -772,13 +980,28 @@ def _ggml_moe_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     expert_ids = torch.empty(max_padded // block, dtype=torch.int32, device=rng.device)
     post = torch.empty(1, dtype=torch.int32, device=rng.device)
     moe_align_block_size(topk_ids, experts, block, sorted_ids, expert_ids, post)
-    return {"X": rng.randn((tokens, hidden), "float32"), "W": _moe_weights(rng, experts, row, hidden, quant_type),
-            "sorted_token_ids": sorted_ids, "expert_ids": expert_ids, "num_tokens_post_padded": post,
-            "quant_type": quant_type, "row": row, "top_k": top_k, "tokens": tokens}
+    return {
+        "X": rng.randn((tokens, hidden), "float32"),
+        "W": _moe_weights(rng, experts, row, hidden, quant_type),
+        "sorted_token_ids": sorted_ids,
+        "expert_ids": expert_ids,
+        "num_tokens_post_padded": post,
+        "quant_type": quant_type,
+        "row": row,
+        "top_k": top_k,
+        "tokens": tokens,
+    }
 
 
-UPSTREAM_GGML_MOE = [(4, 2, 2, 64, 32), (4, 4, 2, 128, 64), (8, 8, 2, 256, 128), (8, 16, 2, 512, 256),
-                     (8, 32, 2, 1024, 512), (8, 64, 2, 2048, 1024), (16, 32, 2, 4096, 2048)]
+UPSTREAM_GGML_MOE = [
+    (4, 2, 2, 64, 32),
+    (4, 4, 2, 128, 64),
+    (8, 8, 2, 256, 128),
+    (8, 16, 2, 512, 256),
+    (8, 32, 2, 1024, 512),
+    (8, 64, 2, 2048, 1024),
+    (16, 32, 2, 4096, 2048),
+]
 
 GGML_MOE_A8 = vllm_spec(
     name="ggml_moe_a8",
@@ -800,8 +1023,9 @@ GGML_MOE_A8 = vllm_spec(
     fidelity="Per-slot expert GEMM on our own moe_align_block_size routing; " + GGML_A8_FIDELITY,
     returns=True,
     checkers=(loose_close(2e-2, 2e-2),),
-    cost=lambda c, i: _gemm_cost(i["tokens"] * i["top_k"], i["row"], i["X"].shape[1], "float32", i,
-                                 i["tokens"] * i["top_k"] * i["row"] * 4),
+    cost=lambda c, i: _gemm_cost(
+        i["tokens"] * i["top_k"], i["row"], i["X"].shape[1], "float32", i, i["tokens"] * i["top_k"] * i["row"] * 4
+    ),
     provisional=(
         "The padded block size vLLM's gguf MoE kernel assumes (ggml_moe_get_block_size per quant type) is not "
         "established: the reference derives it from the buffer lengths; upstream's own test passes one expert id "
@@ -814,8 +1038,15 @@ def _ggml_moe_vec_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     experts, tokens, top_k, hidden, row = case["config"]
     quant_type = case.get("quant_type", GGML_Q8_0)
     topk_ids = torch.stack([rng.randperm(experts)[:top_k] for _ in range(tokens)]).to(torch.int32)
-    return {"X": rng.randn((tokens, hidden), "float32"), "W": _moe_weights(rng, experts, row, hidden, quant_type),
-            "topk_ids": topk_ids, "top_k": top_k, "quant_type": quant_type, "row": row, "tokens": tokens}
+    return {
+        "X": rng.randn((tokens, hidden), "float32"),
+        "W": _moe_weights(rng, experts, row, hidden, quant_type),
+        "topk_ids": topk_ids,
+        "top_k": top_k,
+        "quant_type": quant_type,
+        "row": row,
+        "tokens": tokens,
+    }
 
 
 GGML_MOE_A8_VEC = vllm_spec(
@@ -836,10 +1067,23 @@ GGML_MOE_A8_VEC = vllm_spec(
     fidelity="Per-(token, k) expert matrix-vector products; " + GGML_A8_FIDELITY,
     returns=True,
     checkers=(loose_close(2e-2, 2e-2),),
-    cost=lambda c, i: _gemm_cost(i["tokens"] * i["top_k"], i["row"], i["X"].shape[1], "float32", i,
-                                 i["tokens"] * i["top_k"] * i["row"] * 4),
+    cost=lambda c, i: _gemm_cost(
+        i["tokens"] * i["top_k"], i["row"], i["X"].shape[1], "float32", i, i["tokens"] * i["top_k"] * i["row"] * 4
+    ),
     provisional="Output row order (token-major t*top_k + j) assumed from the vLLM Python caller, not checked.",
 )
 
-SPECS = [CUTLASS_SCALED_MM, CUTLASS_SCALED_MM_AZP, AWQ_GEMM, GPTQ_GEMM, GPTQ_MARLIN_GEMM, GPTQ_MARLIN_24_GEMM,
-         ALLSPARK_W8A16_GEMM, GGML_DEQUANTIZE, GGML_MUL_MAT_A8, GGML_MUL_MAT_VEC_A8, GGML_MOE_A8, GGML_MOE_A8_VEC]
+SPECS = [
+    CUTLASS_SCALED_MM,
+    CUTLASS_SCALED_MM_AZP,
+    AWQ_GEMM,
+    GPTQ_GEMM,
+    GPTQ_MARLIN_GEMM,
+    GPTQ_MARLIN_24_GEMM,
+    ALLSPARK_W8A16_GEMM,
+    GGML_DEQUANTIZE,
+    GGML_MUL_MAT_A8,
+    GGML_MUL_MAT_VEC_A8,
+    GGML_MOE_A8,
+    GGML_MOE_A8_VEC,
+]

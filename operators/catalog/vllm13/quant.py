@@ -29,9 +29,15 @@ FLOATS = ["float16", "bfloat16", "float32"]
 
 # ---------------------------------------------------------------- scaled_fp8_quant
 
-def scaled_fp8_quant(input: torch.Tensor, scale: torch.Tensor | None = None, num_token_padding: int | None = None,
-                     scale_ub: torch.Tensor | None = None, use_per_token_if_dynamic: bool = False,
-                     output: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+
+def scaled_fp8_quant(
+    input: torch.Tensor,
+    scale: torch.Tensor | None = None,
+    num_token_padding: int | None = None,
+    scale_ub: torch.Tensor | None = None,
+    use_per_token_if_dynamic: bool = False,
+    output: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     rows, cols = input.shape[0], input.shape[-1]
     out_rows = max(num_token_padding or 0, rows)
     if output is None:
@@ -72,8 +78,11 @@ def _fp8_quant_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         scale_ub = x.float().abs().amax(dim=-1).median().reshape(1)
     return {
         "input": x,
-        "scale": scale, "num_token_padding": case["num_token_padding"], "scale_ub": scale_ub,
-        "use_per_token_if_dynamic": case["use_per_token_if_dynamic"], "output": None,
+        "scale": scale,
+        "num_token_padding": case["num_token_padding"],
+        "scale_ub": scale_ub,
+        "use_per_token_if_dynamic": case["use_per_token_if_dynamic"],
+        "output": None,
     }
 
 
@@ -89,8 +98,7 @@ def _fp8_quant_compare(out: Any, ref: Any, case: Any, inputs: Any) -> Comparison
     for i, (o, r) in enumerate(zip(out, ref, strict=True)):
         if isinstance(o, torch.Tensor) and isinstance(r, torch.Tensor) and o.shape != r.shape:
             return Comparison(False, reason=f"output[{i}]: shape {tuple(o.shape)} != expected {tuple(r.shape)}")
-    return per_output(fp8_within_one_step, VD)(tuple(valid(t) for t in out), tuple(valid(t) for t in ref),
-                                               case, inputs)
+    return per_output(fp8_within_one_step, VD)(tuple(valid(t) for t in out), tuple(valid(t) for t in ref), case, inputs)
 
 
 SCALED_FP8_QUANT = vllm_spec(
@@ -107,27 +115,78 @@ SCALED_FP8_QUANT = vllm_spec(
     make_inputs=_fp8_quant_inputs,
     cases={
         "smoke": [
-            {"shape": [3, 32], "dtype": "float32", "num_token_padding": None, "scale_kind": "dynamic",
-             "use_per_token_if_dynamic": True, "scale_ub_kind": "rowwise", "spread": 2.0},
-            {"shape": [4, 48], "dtype": "bfloat16", "num_token_padding": 8, "scale_kind": "group_2d_1x1",
-             "use_per_token_if_dynamic": False, "scale_ub_kind": None, "spread": 50.0},
-            {"shape": [2, 40], "dtype": "float16", "num_token_padding": None, "scale_kind": "dynamic",
-             "use_per_token_if_dynamic": False, "scale_ub_kind": None},
+            {
+                "shape": [3, 32],
+                "dtype": "float32",
+                "num_token_padding": None,
+                "scale_kind": "dynamic",
+                "use_per_token_if_dynamic": True,
+                "scale_ub_kind": "rowwise",
+                "spread": 2.0,
+            },
+            {
+                "shape": [4, 48],
+                "dtype": "bfloat16",
+                "num_token_padding": 8,
+                "scale_kind": "group_2d_1x1",
+                "use_per_token_if_dynamic": False,
+                "scale_ub_kind": None,
+                "spread": 50.0,
+            },
+            {
+                "shape": [2, 40],
+                "dtype": "float16",
+                "num_token_padding": None,
+                "scale_kind": "dynamic",
+                "use_per_token_if_dynamic": False,
+                "scale_ub_kind": None,
+            },
         ],
-        "full": product(shape=UPSTREAM_MN, dtype=FLOATS, num_token_padding=[None, 0, 64],
-                        scale_kind=["dynamic", "per_tensor", "group_2d_1x1"], use_per_token_if_dynamic=[False, True],
-                        scale_ub_kind=[None, "rowwise"]),
+        "full": product(
+            shape=UPSTREAM_MN,
+            dtype=FLOATS,
+            num_token_padding=[None, 0, 64],
+            scale_kind=["dynamic", "per_tensor", "group_2d_1x1"],
+            use_per_token_if_dynamic=[False, True],
+            scale_ub_kind=[None, "rowwise"],
+        ),
         "edge": [
-            {"shape": [7, 1025], "dtype": "bfloat16", "num_token_padding": 16, "scale_kind": "dynamic",
-             "use_per_token_if_dynamic": True, "scale_ub_kind": None, "spread": 1000.0},
-            {"shape": [1, 17], "dtype": "float32", "num_token_padding": None, "scale_kind": "per_tensor",
-             "use_per_token_if_dynamic": False, "scale_ub_kind": None, "spread": 600.0},
+            {
+                "shape": [7, 1025],
+                "dtype": "bfloat16",
+                "num_token_padding": 16,
+                "scale_kind": "dynamic",
+                "use_per_token_if_dynamic": True,
+                "scale_ub_kind": None,
+                "spread": 1000.0,
+            },
+            {
+                "shape": [1, 17],
+                "dtype": "float32",
+                "num_token_padding": None,
+                "scale_kind": "per_tensor",
+                "use_per_token_if_dynamic": False,
+                "scale_ub_kind": None,
+                "spread": 600.0,
+            },
         ],
         "perf": [
-            {"shape": [16384, 8192], "dtype": "bfloat16", "num_token_padding": None, "scale_kind": "dynamic",
-             "use_per_token_if_dynamic": True, "scale_ub_kind": None},
-            {"shape": [8192, 8192], "dtype": "bfloat16", "num_token_padding": None, "scale_kind": "per_tensor",
-             "use_per_token_if_dynamic": False, "scale_ub_kind": None},
+            {
+                "shape": [16384, 8192],
+                "dtype": "bfloat16",
+                "num_token_padding": None,
+                "scale_kind": "dynamic",
+                "use_per_token_if_dynamic": True,
+                "scale_ub_kind": None,
+            },
+            {
+                "shape": [8192, 8192],
+                "dtype": "bfloat16",
+                "num_token_padding": None,
+                "scale_kind": "per_tensor",
+                "use_per_token_if_dynamic": False,
+                "scale_ub_kind": None,
+            },
         ],
     },
     fidelity=(
@@ -145,12 +204,14 @@ SCALED_FP8_QUANT = vllm_spec(
 
 # ---------------------------------------------------------------- scaled_int8_quant
 
+
 def _round_half_even_int32(x: torch.Tensor) -> torch.Tensor:
-    return torch.round(x).clamp(-(2.0 ** 31), 2.0 ** 31 - 1).to(torch.int64)
+    return torch.round(x).clamp(-(2.0**31), 2.0**31 - 1).to(torch.int64)
 
 
-def scaled_int8_quant(input: torch.Tensor, scale: torch.Tensor | None = None, azp: torch.Tensor | None = None,
-                      symmetric: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+def scaled_int8_quant(
+    input: torch.Tensor, scale: torch.Tensor | None = None, azp: torch.Tensor | None = None, symmetric: bool = True
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     x = input.float().reshape(-1, input.shape[-1])
     if scale is not None:
         q = _round_half_even_int32(x / scale.float().reshape(()))
@@ -174,11 +235,17 @@ def _int8_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     rows, cols = case["shape"]
     dev = rng.device
     scale = torch.tensor(0.1, dtype=torch.float32, device=dev) if case["provide_scale"] else None
-    azp = (torch.tensor(case.get("azp_value", 0), dtype=torch.int32, device=dev)
-           if case["provide_scale"] and not case["symmetric"] else None)
-    return {"input": rng.randn((rows, cols), case["dtype"], scale=case.get("spread", 1.0),
-                               shift=case.get("shift", 0.0)),
-            "scale": scale, "azp": azp, "symmetric": case["symmetric"]}
+    azp = (
+        torch.tensor(case.get("azp_value", 0), dtype=torch.int32, device=dev)
+        if case["provide_scale"] and not case["symmetric"]
+        else None
+    )
+    return {
+        "input": rng.randn((rows, cols), case["dtype"], scale=case.get("spread", 1.0), shift=case.get("shift", 0.0)),
+        "scale": scale,
+        "azp": azp,
+        "symmetric": case["symmetric"],
+    }
 
 
 def _int8_compare(out: Any, ref: Any, case: Any, inputs: Any) -> Comparison:
@@ -188,8 +255,9 @@ def _int8_compare(out: Any, ref: Any, case: Any, inputs: Any) -> Comparison:
 
 
 def _int8_cases() -> list[dict[str, Any]]:
-    cases = product(shape=UPSTREAM_MN, dtype=FLOATS, symmetric=[True, False], provide_scale=[False, True],
-                    provide_azp=[False, True])
+    cases = product(
+        shape=UPSTREAM_MN, dtype=FLOATS, symmetric=[True, False], provide_scale=[False, True], provide_azp=[False, True]
+    )
     return [c for c in cases if c["symmetric"] or not c["provide_scale"] or c["provide_azp"]]
 
 
@@ -208,23 +276,58 @@ SCALED_INT8_QUANT = vllm_spec(
     cases={
         "smoke": [
             {"shape": [3, 32], "dtype": "float32", "symmetric": True, "provide_scale": False, "provide_azp": False},
-            {"shape": [4, 40], "dtype": "bfloat16", "symmetric": False, "provide_scale": False,
-             "provide_azp": False, "shift": 0.5},
-            {"shape": [2, 33], "dtype": "float16", "symmetric": False, "provide_scale": True, "provide_azp": True,
-             "azp_value": 7},
+            {
+                "shape": [4, 40],
+                "dtype": "bfloat16",
+                "symmetric": False,
+                "provide_scale": False,
+                "provide_azp": False,
+                "shift": 0.5,
+            },
+            {
+                "shape": [2, 33],
+                "dtype": "float16",
+                "symmetric": False,
+                "provide_scale": True,
+                "provide_azp": True,
+                "azp_value": 7,
+            },
         ],
         "full": _int8_cases(),
         "edge": [
-            {"shape": [7, 1025], "dtype": "float16", "symmetric": True, "provide_scale": True, "provide_azp": False,
-             "spread": 30.0},
-            {"shape": [5, 17], "dtype": "float32", "symmetric": False, "provide_scale": False, "provide_azp": False,
-             "spread": 1000.0, "shift": -300.0},
+            {
+                "shape": [7, 1025],
+                "dtype": "float16",
+                "symmetric": True,
+                "provide_scale": True,
+                "provide_azp": False,
+                "spread": 30.0,
+            },
+            {
+                "shape": [5, 17],
+                "dtype": "float32",
+                "symmetric": False,
+                "provide_scale": False,
+                "provide_azp": False,
+                "spread": 1000.0,
+                "shift": -300.0,
+            },
         ],
         "perf": [
-            {"shape": [16384, 8192], "dtype": "bfloat16", "symmetric": True, "provide_scale": False,
-             "provide_azp": False},
-            {"shape": [8192, 8192], "dtype": "float16", "symmetric": False, "provide_scale": False,
-             "provide_azp": False},
+            {
+                "shape": [16384, 8192],
+                "dtype": "bfloat16",
+                "symmetric": True,
+                "provide_scale": False,
+                "provide_azp": False,
+            },
+            {
+                "shape": [8192, 8192],
+                "dtype": "float16",
+                "symmetric": False,
+                "provide_scale": False,
+                "provide_azp": False,
+            },
         ],
     },
     fidelity=(
@@ -240,6 +343,7 @@ SCALED_INT8_QUANT = vllm_spec(
 
 
 # ---------------------------------------------------------------- cutlass_pack_scale_fp8
+
 
 def cutlass_pack_scale_fp8(scales: torch.Tensor) -> torch.Tensor:
     # each scale s becomes the 8 e4m3 values s*-8, s*-7, ..., s*-2, -s (the negative half of the int4 range,
@@ -267,8 +371,7 @@ CUTLASS_PACK_SCALE_FP8 = vllm_spec(
     make_inputs=_pack_scale_inputs,
     cases={
         "smoke": [{"shape": [2, 4]}, {"shape": [3, 8]}],
-        "full": [{"shape": list(s)} for s in [(1, 4), (4, 4), (8, 8), (16, 16), (4, 16), (32, 8), (64, 16),
-                                              (128, 32)]],
+        "full": [{"shape": list(s)} for s in [(1, 4), (4, 4), (8, 8), (16, 16), (4, 16), (32, 8), (64, 16), (128, 32)]],
         "edge": [{"shape": [1, 1]}],
         "perf": [{"shape": [4096, 112]}],
     },
@@ -288,6 +391,7 @@ CUTLASS_PACK_SCALE_FP8 = vllm_spec(
 
 
 # ---------------------------------------------------------------- hadacore_transform
+
 
 def sylvester_hadamard(n: int, device: torch.device | str = "cpu") -> torch.Tensor:
     """H[i, j] = (-1)^popcount(i & j): Sylvester's construction (natural order), fp32."""
@@ -325,12 +429,19 @@ HADACORE_TRANSFORM = vllm_spec(
     reference_impl=hadacore_transform,
     make_inputs=_hadacore_inputs,
     cases={
-        "smoke": [{"shape": [3, 32], "inplace": True, "dtype": "float16"},
-                  {"shape": [2, 64], "inplace": False, "dtype": "float16"}],
-        "full": product(shape=[(1, 32), (16, 128), (128, 512), (1024, 4096), (4096, 1024), (5333, 8192), (2, 8192),
-                               (777, 32)], inplace=[True], dtype=["float16", "bfloat16"]),
-        "edge": [{"shape": [5, 1], "inplace": True, "dtype": "bfloat16"},
-                 {"shape": [2, 3, 256], "inplace": False, "dtype": "float16"}],
+        "smoke": [
+            {"shape": [3, 32], "inplace": True, "dtype": "float16"},
+            {"shape": [2, 64], "inplace": False, "dtype": "float16"},
+        ],
+        "full": product(
+            shape=[(1, 32), (16, 128), (128, 512), (1024, 4096), (4096, 1024), (5333, 8192), (2, 8192), (777, 32)],
+            inplace=[True],
+            dtype=["float16", "bfloat16"],
+        ),
+        "edge": [
+            {"shape": [5, 1], "inplace": True, "dtype": "bfloat16"},
+            {"shape": [2, 3, 256], "inplace": False, "dtype": "float16"},
+        ],
         "perf": [{"shape": [16384, 8192], "inplace": True, "dtype": "bfloat16"}],
     },
     fidelity=(

@@ -20,6 +20,7 @@ from operators.spec import Rng
 
 # ---------------------------------------------------------------- permute_cols
 
+
 def permute_cols(a: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
     return a[:, perm.long()]
 
@@ -43,13 +44,20 @@ PERMUTE_COLS = vllm_spec(
     reference_impl=permute_cols,
     make_inputs=_permute_inputs,
     cases={
-        "smoke": [{"shape": [3, 40], "perm_pattern": "random", "dtype": "float16"},
-                  {"shape": [2, 24], "perm_pattern": "reverse", "dtype": "bfloat16"}],
-        "full": product(shape=[(1, 32), (71, 504), (128, 512), (1024, 4096), (5333, 8192)],
-                        perm_pattern=["identity", "reverse", "random"], dtype=["float16", "bfloat16"]),
+        "smoke": [
+            {"shape": [3, 40], "perm_pattern": "random", "dtype": "float16"},
+            {"shape": [2, 24], "perm_pattern": "reverse", "dtype": "bfloat16"},
+        ],
+        "full": product(
+            shape=[(1, 32), (71, 504), (128, 512), (1024, 4096), (5333, 8192)],
+            perm_pattern=["identity", "reverse", "random"],
+            dtype=["float16", "bfloat16"],
+        ),
         "edge": [{"shape": [5, 7], "perm_pattern": "random", "dtype": "float32"}],
-        "perf": [{"shape": [4096, 14336], "perm_pattern": "random", "dtype": "bfloat16"},
-                 {"shape": [16, 8192], "perm_pattern": "random", "dtype": "float16"}],
+        "perf": [
+            {"shape": [4096, 14336], "perm_pattern": "random", "dtype": "bfloat16"},
+            {"shape": [16, 8192], "perm_pattern": "random", "dtype": "float16"},
+        ],
     },
     fidelity="vLLM tests/kernels/core/test_permute_cols.py reference (a[:, perm]); upstream grid (30); exact.",
     returns=True,
@@ -59,6 +67,7 @@ PERMUTE_COLS = vllm_spec(
 
 
 # ---------------------------------------------------------------- gptq_shuffle
+
 
 def _unpack_rows(words: torch.Tensor, bit: int) -> torch.Tensor:
     per_word = 32 // bit
@@ -81,8 +90,11 @@ def _shuffle_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     k, n = case["shape"]
     bit = case["bit"]
     perm = rng.randperm(k) if case.get("act_order", True) else torch.empty(0, dtype=torch.int64, device=rng.device)
-    return {"q_weight": pack_along_rows(rng.randint(0, 1 << bit, (k, n)), bit), "q_perm": perm.to(torch.int32),
-            "bit": bit}
+    return {
+        "q_weight": pack_along_rows(rng.randint(0, 1 << bit, (k, n)), bit),
+        "q_perm": perm.to(torch.int32),
+        "bit": bit,
+    }
 
 
 GPTQ_SHUFFLE = vllm_spec(
@@ -98,8 +110,17 @@ GPTQ_SHUFFLE = vllm_spec(
     make_inputs=_shuffle_inputs,
     cases={
         "smoke": [{"shape": [64, 8], "bit": 4}, {"shape": [32, 12], "bit": 8}],
-        "full": [{"shape": [k, n], "bit": b} for (k, n), b in [((512, 128), 8), ((1024, 256), 8), ((4096, 1024), 8),
-                                                              ((256, 32), 4), ((4096, 512), 4), ((4096, 1024), 4)]],
+        "full": [
+            {"shape": [k, n], "bit": b}
+            for (k, n), b in [
+                ((512, 128), 8),
+                ((1024, 256), 8),
+                ((4096, 1024), 8),
+                ((256, 32), 4),
+                ((4096, 512), 4),
+                ((4096, 1024), 4),
+            ]
+        ],
         "edge": [{"shape": [128, 24], "bit": 4, "act_order": False}],
         "perf": [{"shape": [4096, 14336], "bit": 4}],
     },
@@ -118,6 +139,7 @@ GPTQ_SHUFFLE = vllm_spec(
 
 # ---------------------------------------------------------------- Marlin MoE repacks
 
+
 def _unpack_cols(words: torch.Tensor, bits: int, order: list[int] | None) -> torch.Tensor:
     per_word = 32 // bits
     nibble = order or list(range(per_word))
@@ -135,14 +157,16 @@ def _repack_experts(codes: list[torch.Tensor], perm: torch.Tensor, bits: int) ->
     return torch.stack(out)
 
 
-def gptq_marlin_moe_repack(b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int, num_bits: int,
-                           is_a_8bit: bool = False) -> torch.Tensor:
+def gptq_marlin_moe_repack(
+    b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int, num_bits: int, is_a_8bit: bool = False
+) -> torch.Tensor:
     codes = [_unpack_rows(b_q_weight[e], num_bits) for e in range(b_q_weight.shape[0])]
     return _repack_experts(codes, perm, num_bits)
 
 
-def awq_marlin_moe_repack(b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int, num_bits: int,
-                          is_a_8bit: bool = False) -> torch.Tensor:
+def awq_marlin_moe_repack(
+    b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int, num_bits: int, is_a_8bit: bool = False
+) -> torch.Tensor:
     order = AWQ_NIBBLE_OF_COLUMN if num_bits == 4 else None
     codes = [_unpack_cols(b_q_weight[e], num_bits, order) for e in range(b_q_weight.shape[0])]
     return _repack_experts(codes, perm, num_bits)
@@ -170,8 +194,18 @@ def _moe_repack_inputs(case: dict[str, Any], rng: Rng, *, awq: bool) -> dict[str
     return {"b_q_weight": packed, "perm": perm, "size_k": k, "size_n": n, "num_bits": bits, "is_a_8bit": False}
 
 
-UPSTREAM_MOE_REPACK = [(4, 256, 256, 4), (8, 256, 512, 4), (4, 512, 256, 4), (16, 256, 256, 4), (4, 256, 256, 8),
-                       (8, 512, 512, 4), (8, 512, 512, 8), (16, 512, 512, 4), (16, 512, 512, 8), (8, 1024, 512, 4)]
+UPSTREAM_MOE_REPACK = [
+    (4, 256, 256, 4),
+    (8, 256, 512, 4),
+    (4, 512, 256, 4),
+    (16, 256, 256, 4),
+    (4, 256, 256, 8),
+    (8, 512, 512, 4),
+    (8, 512, 512, 8),
+    (16, 512, 512, 4),
+    (16, 512, 512, 8),
+    (8, 1024, 512, 4),
+]
 
 GPTQ_MARLIN_MOE_REPACK = vllm_spec(
     name="gptq_marlin_moe_repack",
@@ -222,8 +256,10 @@ AWQ_MARLIN_MOE_REPACK = vllm_spec(
 
 # ---------------------------------------------------------------- marlin_int4_fp8_preprocess
 
-def marlin_int4_fp8_preprocess(qweight: torch.Tensor, qzeros_or_none: torch.Tensor | None = None,
-                               inplace: bool = False) -> torch.Tensor:
+
+def marlin_int4_fp8_preprocess(
+    qweight: torch.Tensor, qzeros_or_none: torch.Tensor | None = None, inplace: bool = False
+) -> torch.Tensor:
     # uint4b8 codes -> signed int4 (two's complement) values code - 8, nibble by nibble
     codes = _unpack_cols(qweight, 4, None)
     signed = (codes - 8) & 0xF
@@ -251,8 +287,19 @@ MARLIN_INT4_FP8_PREPROCESS = vllm_spec(
     make_inputs=_preprocess_inputs,
     cases={
         "smoke": [{"config": [32, 8]}, {"config": [64, 4]}],
-        "full": [{"config": list(c)} for c in [(256, 256), (512, 256), (256, 512), (512, 512), (1024, 512),
-                                               (512, 1024), (1024, 1024), (2048, 1024)]],
+        "full": [
+            {"config": list(c)}
+            for c in [
+                (256, 256),
+                (512, 256),
+                (256, 512),
+                (512, 512),
+                (1024, 512),
+                (512, 1024),
+                (1024, 1024),
+                (2048, 1024),
+            ]
+        ],
         "edge": [{"config": [8, 1]}],
         "perf": [{"config": [4096, 14336]}],
     },

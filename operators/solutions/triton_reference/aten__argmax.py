@@ -57,12 +57,13 @@ def argmax(self, dim=None, keepdim=False):
         nd = max(x.dim(), 1)
         d = dim % nd
         shape = list(x.shape) if x.dim() else [1]
-        out_shape = [1 if i == d else s for i, s in enumerate(shape)] if keepdim else \
-            [s for i, s in enumerate(shape) if i != d]
+        out_shape = (
+            [1 if i == d else s for i, s in enumerate(shape)] if keepdim else [s for i, s in enumerate(shape) if i != d]
+        )
         if x.dim() == 0:
             out_shape = []
         x3 = x.contiguous()
-        A, R, B = _prod(shape[:d]), shape[d], _prod(shape[d + 1:])
+        A, R, B = _prod(shape[:d]), shape[d], _prod(shape[d + 1 :])
     if R == 0:
         raise RuntimeError("argmax(): expected a non-empty dimension to reduce over")
     out = torch.empty(out_shape, dtype=torch.int64, device=x.device)

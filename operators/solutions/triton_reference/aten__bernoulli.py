@@ -27,7 +27,7 @@ def _bernoulli_kernel(p_ptr, out_ptr, n, p_scalar, seed, P_TENSOR: tl.constexpr,
 
 def _seed(generator):
     source = generator.device if generator is not None else torch.device("cpu")
-    return int(torch.randint(0, 2 ** 31 - 1, (1,), generator=generator, device=source).item())
+    return int(torch.randint(0, 2**31 - 1, (1,), generator=generator, device=source).item())
 
 
 def _sample(shape, p_tensor, p_scalar, generator, out):
@@ -39,9 +39,15 @@ def _sample(shape, p_tensor, p_scalar, generator, out):
     if p_tensor is not None:
         p_tensor = p_tensor.expand(shape).contiguous()
     if n:
-        _bernoulli_kernel[(triton.cdiv(n, BLOCK),)](p_tensor if p_tensor is not None else target, target, n,
-                                                    float(p_scalar), _seed(generator),
-                                                    P_TENSOR=p_tensor is not None, BLOCK=BLOCK)
+        _bernoulli_kernel[(triton.cdiv(n, BLOCK),)](
+            p_tensor if p_tensor is not None else target,
+            target,
+            n,
+            float(p_scalar),
+            _seed(generator),
+            P_TENSOR=p_tensor is not None,
+            BLOCK=BLOCK,
+        )
     if target is not out:
         out.copy_(target)
     return out

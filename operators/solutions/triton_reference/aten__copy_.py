@@ -53,9 +53,34 @@ def _strided_offset(offs, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5):
 
 
 @triton.jit
-def _copy_kernel(src_ptr, dst_ptr, n, src_start, dst_start, s1, s2, s3, s4, s5,
-                 a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5,
-                 SRC_FLAT: tl.constexpr, DST_FLAT: tl.constexpr, TO_BOOL: tl.constexpr, BLOCK: tl.constexpr):
+def _copy_kernel(
+    src_ptr,
+    dst_ptr,
+    n,
+    src_start,
+    dst_start,
+    s1,
+    s2,
+    s3,
+    s4,
+    s5,
+    a0,
+    a1,
+    a2,
+    a3,
+    a4,
+    a5,
+    b0,
+    b1,
+    b2,
+    b3,
+    b4,
+    b5,
+    SRC_FLAT: tl.constexpr,
+    DST_FLAT: tl.constexpr,
+    TO_BOOL: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
     """dst[dst_start + off_b(i)] = convert(src[src_start + off_a(i)]) for linear indices i < n."""
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
@@ -94,9 +119,20 @@ def _strided_copy(src, dst, shape, src_strides, dst_strides, src_start=0, dst_st
         return
     sizes, (a, b) = _collapse(list(shape), list(src_strides), list(dst_strides))
     grid = (triton.cdiv(n, BLOCK_SIZE),)
-    _copy_kernel[grid](src, dst, n, src_start, dst_start, *sizes[1:], *a, *b,
-                       SRC_FLAT=_is_flat(sizes, a), DST_FLAT=_is_flat(sizes, b),
-                       TO_BOOL=dst.dtype == torch.bool and src.dtype != torch.bool, BLOCK=BLOCK_SIZE)
+    _copy_kernel[grid](
+        src,
+        dst,
+        n,
+        src_start,
+        dst_start,
+        *sizes[1:],
+        *a,
+        *b,
+        SRC_FLAT=_is_flat(sizes, a),
+        DST_FLAT=_is_flat(sizes, b),
+        TO_BOOL=dst.dtype == torch.bool and src.dtype != torch.bool,
+        BLOCK=BLOCK_SIZE,
+    )
 
 
 def _broadcast_strides(src, shape):

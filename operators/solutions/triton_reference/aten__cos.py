@@ -11,9 +11,16 @@ import triton.language as tl
 BLOCK_SIZE = 1024
 MAX_RANK = 6
 _TL_DTYPES = (
-    (torch.float16, tl.float16), (torch.bfloat16, tl.bfloat16), (torch.float32, tl.float32),
-    (torch.float64, tl.float64), (torch.int8, tl.int8), (torch.uint8, tl.uint8), (torch.int16, tl.int16),
-    (torch.int32, tl.int32), (torch.int64, tl.int64), (torch.bool, tl.int1),
+    (torch.float16, tl.float16),
+    (torch.bfloat16, tl.bfloat16),
+    (torch.float32, tl.float32),
+    (torch.float64, tl.float64),
+    (torch.int8, tl.int8),
+    (torch.uint8, tl.uint8),
+    (torch.int16, tl.int16),
+    (torch.int32, tl.int32),
+    (torch.int64, tl.int64),
+    (torch.bool, tl.int1),
 )
 
 
@@ -86,8 +93,32 @@ def _strided_offset(offs, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5):
 
 
 @triton.jit
-def _cos_kernel(x_ptr, out_ptr, n, s1, s2, s3, s4, s5, x0, x1, x2, x3, x4, x5, o0, o1, o2, o3, o4, o5,
-                X_DENSE: tl.constexpr, O_DENSE: tl.constexpr, COMPUTE: tl.constexpr, BLOCK: tl.constexpr):
+def _cos_kernel(
+    x_ptr,
+    out_ptr,
+    n,
+    s1,
+    s2,
+    s3,
+    s4,
+    s5,
+    x0,
+    x1,
+    x2,
+    x3,
+    x4,
+    x5,
+    o0,
+    o1,
+    o2,
+    o3,
+    o4,
+    o5,
+    X_DENSE: tl.constexpr,
+    O_DENSE: tl.constexpr,
+    COMPUTE: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     if X_DENSE:
@@ -112,9 +143,18 @@ def _launch(x, out):
         return out
     sizes = _padded_sizes(shape)
     grid = (triton.cdiv(n, BLOCK_SIZE),)
-    _cos_kernel[grid](x, out, n, *sizes[1:], *_padded_strides(x, shape), *_padded_strides(out, shape),
-                      X_DENSE=_is_dense(x, shape), O_DENSE=_is_dense(out, shape), COMPUTE=_compute_dtype(x.dtype),
-                      BLOCK=BLOCK_SIZE)
+    _cos_kernel[grid](
+        x,
+        out,
+        n,
+        *sizes[1:],
+        *_padded_strides(x, shape),
+        *_padded_strides(out, shape),
+        X_DENSE=_is_dense(x, shape),
+        O_DENSE=_is_dense(out, shape),
+        COMPUTE=_compute_dtype(x.dtype),
+        BLOCK=BLOCK_SIZE,
+    )
     return out
 
 

@@ -47,7 +47,7 @@ def cumsum(self, dim, *, dtype=None):
         return out
     shape = list(self.shape) if self.dim() else [1]
     d = dim % len(shape)
-    A, R, B = _prod(shape[:d]), shape[d], _prod(shape[d + 1:])
+    A, R, B = _prod(shape[:d]), shape[d], _prod(shape[d + 1 :])
     if out_dtype == torch.float64:
         acc = tl.float64
     elif out_dtype.is_floating_point:

@@ -11,9 +11,16 @@ import triton.language as tl
 BLOCK_SIZE = 1024
 MAX_RANK = 6
 _TL_DTYPES = (
-    (torch.float16, tl.float16), (torch.bfloat16, tl.bfloat16), (torch.float32, tl.float32),
-    (torch.float64, tl.float64), (torch.int8, tl.int8), (torch.uint8, tl.uint8), (torch.int16, tl.int16),
-    (torch.int32, tl.int32), (torch.int64, tl.int64), (torch.bool, tl.int1),
+    (torch.float16, tl.float16),
+    (torch.bfloat16, tl.bfloat16),
+    (torch.float32, tl.float32),
+    (torch.float64, tl.float64),
+    (torch.int8, tl.int8),
+    (torch.uint8, tl.uint8),
+    (torch.int16, tl.int16),
+    (torch.int32, tl.int32),
+    (torch.int64, tl.int64),
+    (torch.bool, tl.int1),
 )
 
 
@@ -111,10 +118,43 @@ def _scalar_arg(value, dtype):
 
 
 @triton.jit
-def _div__kernel(a, b, out_ptr, n, s1, s2, s3, s4, s5, a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5,
-                 o0, o1, o2, o3, o4, o5,
-                 A_TENSOR: tl.constexpr, B_TENSOR: tl.constexpr, A_DENSE: tl.constexpr, B_DENSE: tl.constexpr,
-                 O_DENSE: tl.constexpr, COMPUTE: tl.constexpr, ROUNDING: tl.constexpr, BLOCK: tl.constexpr):
+def _div__kernel(
+    a,
+    b,
+    out_ptr,
+    n,
+    s1,
+    s2,
+    s3,
+    s4,
+    s5,
+    a0,
+    a1,
+    a2,
+    a3,
+    a4,
+    a5,
+    b0,
+    b1,
+    b2,
+    b3,
+    b4,
+    b5,
+    o0,
+    o1,
+    o2,
+    o3,
+    o4,
+    o5,
+    A_TENSOR: tl.constexpr,
+    B_TENSOR: tl.constexpr,
+    A_DENSE: tl.constexpr,
+    B_DENSE: tl.constexpr,
+    O_DENSE: tl.constexpr,
+    COMPUTE: tl.constexpr,
+    ROUNDING: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     if A_TENSOR:
@@ -171,10 +211,24 @@ def _launch(a, b, out, compute_dtype, rounding=0):
     b_arg = b if b_tensor else _scalar_arg(b, compute_dtype)
     sizes = _padded_sizes(shape)
     grid = (triton.cdiv(n, BLOCK_SIZE),)
-    _div__kernel[grid](a_arg, b_arg, out, n, *sizes[1:], *a_strides, *b_strides, *_padded_strides(out, shape),
-                       A_TENSOR=a_tensor, B_TENSOR=b_tensor, A_DENSE=a_tensor and _is_dense(a, shape),
-                       B_DENSE=b_tensor and _is_dense(b, shape), O_DENSE=_is_dense(out, shape),
-                       COMPUTE=_compute_dtype(compute_dtype), ROUNDING=rounding, BLOCK=BLOCK_SIZE)
+    _div__kernel[grid](
+        a_arg,
+        b_arg,
+        out,
+        n,
+        *sizes[1:],
+        *a_strides,
+        *b_strides,
+        *_padded_strides(out, shape),
+        A_TENSOR=a_tensor,
+        B_TENSOR=b_tensor,
+        A_DENSE=a_tensor and _is_dense(a, shape),
+        B_DENSE=b_tensor and _is_dense(b, shape),
+        O_DENSE=_is_dense(out, shape),
+        COMPUTE=_compute_dtype(compute_dtype),
+        ROUNDING=rounding,
+        BLOCK=BLOCK_SIZE,
+    )
     return out
 
 

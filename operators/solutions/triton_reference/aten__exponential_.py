@@ -23,7 +23,7 @@ def _exponential_kernel(out_ptr, n, seed, inv_lambd, BLOCK: tl.constexpr):
 
 def _seed(generator, device):
     source = generator.device if generator is not None else torch.device("cpu")
-    return int(torch.randint(0, 2 ** 31 - 1, (1,), generator=generator, device=source).item())
+    return int(torch.randint(0, 2**31 - 1, (1,), generator=generator, device=source).item())
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
@@ -32,8 +32,9 @@ def exponential_(self, lambd=1.0, *, generator=None):
     n = self.numel()
     target = self if self.is_contiguous() else torch.empty(self.shape, dtype=self.dtype, device=self.device)
     if n:
-        _exponential_kernel[(triton.cdiv(n, BLOCK),)](target, n, _seed(generator, self.device), 1.0 / float(lambd),
-                                                      BLOCK=BLOCK)
+        _exponential_kernel[(triton.cdiv(n, BLOCK),)](
+            target, n, _seed(generator, self.device), 1.0 / float(lambd), BLOCK=BLOCK
+        )
     if target is not self:
         self.copy_(target)
     return self

@@ -50,8 +50,9 @@ def _finish_kernel(partial_ptr, out_ptr, num_partials, scale, BLOCK: tl.constexp
 def _huber_loss(x, y, reduction, delta, out):
     if tuple(x.shape) != tuple(y.shape):
         shape = []
-        for a, b in zip([1] * (y.dim() - x.dim()) + list(x.shape), [1] * (x.dim() - y.dim()) + list(y.shape),
-                        strict=True):
+        for a, b in zip(
+            [1] * (y.dim() - x.dim()) + list(x.shape), [1] * (x.dim() - y.dim()) + list(y.shape), strict=True
+        ):
             shape.append(b if a == 1 else a)
         x, y = x.expand(shape), y.expand(shape)
     x = x.contiguous()

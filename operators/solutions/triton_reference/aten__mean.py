@@ -13,8 +13,18 @@ import triton.language as tl
 
 
 @triton.jit
-def _mean_tile_kernel(x_ptr, out_ptr, R, B, r_per_split, num_splits, scale,
-                     BLOCK_R: tl.constexpr, BLOCK_B: tl.constexpr, ACC: tl.constexpr):
+def _mean_tile_kernel(
+    x_ptr,
+    out_ptr,
+    R,
+    B,
+    r_per_split,
+    num_splits,
+    scale,
+    BLOCK_R: tl.constexpr,
+    BLOCK_B: tl.constexpr,
+    ACC: tl.constexpr,
+):
     pid_a = tl.program_id(0).to(tl.int64)
     pid_b = tl.program_id(1)
     pid_s = tl.program_id(2)
@@ -60,7 +70,7 @@ def _as_arr(x, dims):
     shape = list(x.shape)
     adjacent = dims == list(range(dims[0], dims[-1] + 1))
     if x.is_contiguous() and adjacent:
-        return x, _prod(shape[:dims[0]]), _prod(shape[d] for d in dims), _prod(shape[dims[-1] + 1:]), dims
+        return x, _prod(shape[: dims[0]]), _prod(shape[d] for d in dims), _prod(shape[dims[-1] + 1 :]), dims
     moved = x.permute(kept + dims).contiguous()
     return moved, _prod(shape[d] for d in kept), _prod(shape[d] for d in dims), 1, dims
 
@@ -79,8 +89,11 @@ def _launch(src, dst, A, R, B, splits, r_per_split, scale, acc):
 def _reduce(x, dims, keepdim, out_dtype):
     nd = x.dim()
     norm_dims = sorted({d % nd for d in dims}) if (dims and nd) else list(range(nd))
-    out_shape = [1 if d in norm_dims else s for d, s in enumerate(x.shape)] if keepdim else \
-        [s for d, s in enumerate(x.shape) if d not in norm_dims]
+    out_shape = (
+        [1 if d in norm_dims else s for d, s in enumerate(x.shape)]
+        if keepdim
+        else [s for d, s in enumerate(x.shape) if d not in norm_dims]
+    )
     out = torch.empty(out_shape, dtype=out_dtype, device=x.device)
     if out.numel() == 0:
         return out

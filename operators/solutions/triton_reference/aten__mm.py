@@ -14,11 +14,31 @@ import triton.language as tl
 
 
 @triton.jit
-def _gemm_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
-                 stride_ab, stride_am, stride_ak, stride_bb, stride_bk, stride_bn, stride_cb, stride_cm, stride_cn,
-                 HAS_BIAS: tl.constexpr, IEEE: tl.constexpr, WIDEN: tl.constexpr, BLOCK_M: tl.constexpr,
-                 BLOCK_N: tl.constexpr,
-                 BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+def _gemm_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    bias_ptr,
+    M,
+    N,
+    K,
+    stride_ab,
+    stride_am,
+    stride_ak,
+    stride_bb,
+    stride_bk,
+    stride_bn,
+    stride_cb,
+    stride_cm,
+    stride_cn,
+    HAS_BIAS: tl.constexpr,
+    IEEE: tl.constexpr,
+    WIDEN: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+):
     pid = tl.program_id(0)
     batch = tl.program_id(1).to(tl.int64)
     num_m = tl.cdiv(M, BLOCK_M)
@@ -36,10 +56,12 @@ def _gemm_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, K, BLOCK_K):
         kk = k + offs_k
-        a = tl.load(a_base + kk[None, :].to(tl.int64) * stride_ak,
-                    mask=(offs_m[:, None] < M) & (kk[None, :] < K), other=0.0)
-        b = tl.load(b_base + kk[:, None].to(tl.int64) * stride_bk,
-                    mask=(kk[:, None] < K) & (offs_n[None, :] < N), other=0.0)
+        a = tl.load(
+            a_base + kk[None, :].to(tl.int64) * stride_ak, mask=(offs_m[:, None] < M) & (kk[None, :] < K), other=0.0
+        )
+        b = tl.load(
+            b_base + kk[:, None].to(tl.int64) * stride_bk, mask=(kk[:, None] < K) & (offs_n[None, :] < N), other=0.0
+        )
         if WIDEN:
             acc = tl.dot(a.to(tl.float32), b.to(tl.float32), acc, input_precision="ieee")
         elif IEEE:
@@ -64,13 +86,33 @@ def _gemm(a, b, out, bias=None):
     if M <= 16:
         block_n = 64
     grid = (triton.cdiv(M, block_m) * triton.cdiv(N, block_n), batch)
-    _gemm_kernel[grid](a, b, out, bias if bias is not None else a, M, N, K,
-                       a.stride(0), a.stride(1), a.stride(2), b.stride(0), b.stride(1), b.stride(2),
-                       out.stride(0), out.stride(1), out.stride(2),
-                       HAS_BIAS=bias is not None, IEEE=a.dtype == torch.float32,
-                       WIDEN=a.device.type == "cpu" and a.dtype == torch.bfloat16,
-                       BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=8,
-                       num_warps=4 if block_m * block_n <= 64 * 64 else 8, num_stages=3)
+    _gemm_kernel[grid](
+        a,
+        b,
+        out,
+        bias if bias is not None else a,
+        M,
+        N,
+        K,
+        a.stride(0),
+        a.stride(1),
+        a.stride(2),
+        b.stride(0),
+        b.stride(1),
+        b.stride(2),
+        out.stride(0),
+        out.stride(1),
+        out.stride(2),
+        HAS_BIAS=bias is not None,
+        IEEE=a.dtype == torch.float32,
+        WIDEN=a.device.type == "cpu" and a.dtype == torch.bfloat16,
+        BLOCK_M=block_m,
+        BLOCK_N=block_n,
+        BLOCK_K=block_k,
+        GROUP_M=8,
+        num_warps=4 if block_m * block_n <= 64 * 64 else 8,
+        num_stages=3,
+    )
     return out
 
 

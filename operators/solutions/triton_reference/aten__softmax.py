@@ -64,7 +64,7 @@ def _softmax_forward(x, dim, out_dtype):
         return out
     shape = list(x.shape) if x.dim() else [1]
     d = dim % len(shape)
-    A, R, B = _prod(shape[:d]), shape[d], _prod(shape[d + 1:])
+    A, R, B = _prod(shape[:d]), shape[d], _prod(shape[d + 1 :])
     src = x.contiguous()
     if B == 1:
         block_b = 1

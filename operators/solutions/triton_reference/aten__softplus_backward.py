@@ -34,8 +34,9 @@ def _softplus_backward(grad_output, self, beta, threshold, out):
     target = out if out.is_contiguous() else torch.empty(x.shape, dtype=x.dtype, device=x.device)
     n = x.numel()
     if n:
-        _softplus_backward_kernel[(triton.cdiv(n, BLOCK),)](grad, x, target, n, float(beta), float(threshold),
-                                                            BLOCK=BLOCK)
+        _softplus_backward_kernel[(triton.cdiv(n, BLOCK),)](
+            grad, x, target, n, float(beta), float(threshold), BLOCK=BLOCK
+        )
     if target is not out:
         out.copy_(target)
     return out

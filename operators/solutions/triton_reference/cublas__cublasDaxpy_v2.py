@@ -27,6 +27,7 @@ def cublasDaxpy_v2(n, alpha, x, incx, y, incy):
     if n <= 0 or alpha == 0:  # BLAS quick return: y unchanged and x not read
         return y
     block = 1024
-    _axpy_kernel[(triton.cdiv(n, block),)](x, y, n, float(alpha), _start(n, incx), incx, _start(n, incy), incy,
-                                           BLOCK=block)
+    _axpy_kernel[(triton.cdiv(n, block),)](
+        x, y, n, float(alpha), _start(n, incx), incx, _start(n, incy), incy, BLOCK=block
+    )
     return y

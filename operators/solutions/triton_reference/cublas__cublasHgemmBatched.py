@@ -10,8 +10,25 @@ import triton.language as tl
 
 
 @triton.jit
-def _hgemm_kernel(a_ptr, b_ptr, c_ptr, m, n, k, alpha, beta, sam, sak, sbk, sbn, ldc,
-                          READ_C: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+def _hgemm_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    m,
+    n,
+    k,
+    alpha,
+    beta,
+    sam,
+    sak,
+    sbk,
+    sbn,
+    ldc,
+    READ_C: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -20,10 +37,16 @@ def _hgemm_kernel(a_ptr, b_ptr, c_ptr, m, n, k, alpha, beta, sam, sak, sbk, sbn,
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, k, BLOCK_K):
         kk = k0 + rk
-        a = tl.load(a_ptr + rm[:, None].to(tl.int64) * sam + kk[None, :].to(tl.int64) * sak,
-                    mask=(rm[:, None] < m) & (kk[None, :] < k), other=0.0)
-        b = tl.load(b_ptr + kk[:, None].to(tl.int64) * sbk + rn[None, :].to(tl.int64) * sbn,
-                    mask=(kk[:, None] < k) & (rn[None, :] < n), other=0.0)
+        a = tl.load(
+            a_ptr + rm[:, None].to(tl.int64) * sam + kk[None, :].to(tl.int64) * sak,
+            mask=(rm[:, None] < m) & (kk[None, :] < k),
+            other=0.0,
+        )
+        b = tl.load(
+            b_ptr + kk[:, None].to(tl.int64) * sbk + rn[None, :].to(tl.int64) * sbn,
+            mask=(kk[:, None] < k) & (rn[None, :] < n),
+            other=0.0,
+        )
         acc = tl.dot(a, b, acc)
     out = alpha * acc
     c_index = rm[:, None].to(tl.int64) + rn[None, :].to(tl.int64) * ldc

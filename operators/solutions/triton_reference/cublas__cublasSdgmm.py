@@ -7,8 +7,9 @@ import triton.language as tl
 
 
 @triton.jit
-def _dgmm_kernel(a_ptr, x_ptr, c_ptr, m, n, lda, x_start, incx, ldc, LEFT: tl.constexpr, BLOCK_M: tl.constexpr,
-                 BLOCK_N: tl.constexpr):
+def _dgmm_kernel(
+    a_ptr, x_ptr, c_ptr, m, n, lda, x_start, incx, ldc, LEFT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr
+):
     rows = (tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
     cols = (tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
     mask = (rows[:, None] < m) & (cols[None, :] < n)

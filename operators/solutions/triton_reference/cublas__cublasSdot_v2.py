@@ -10,8 +10,9 @@ import triton.language as tl
 
 
 @triton.jit
-def _partial_dot_kernel(x_ptr, y_ptr, partial_ptr, n, x_start, incx, y_start, incy, BLOCK: tl.constexpr,
-                        CHUNK: tl.constexpr):
+def _partial_dot_kernel(
+    x_ptr, y_ptr, partial_ptr, n, x_start, incx, y_start, incy, BLOCK: tl.constexpr, CHUNK: tl.constexpr
+):
     pid = tl.program_id(0)
     acc = tl.zeros((BLOCK,), dtype=tl.float32)
     for step in range(0, CHUNK, BLOCK):
@@ -41,7 +42,8 @@ def cublasSdot_v2(n, x, incx, y, incy, result):
     programs = triton.cdiv(n, chunk) if n > 0 else 0
     partials = torch.empty(max(programs, 1), dtype=torch.float32, device=result.device)
     if programs:
-        _partial_dot_kernel[(programs,)](x, y, partials, n, _start(n, incx), incx, _start(n, incy), incy,
-                                         BLOCK=block, CHUNK=chunk)
+        _partial_dot_kernel[(programs,)](
+            x, y, partials, n, _start(n, incx), incx, _start(n, incy), incy, BLOCK=block, CHUNK=chunk
+        )
     _sum_partials_kernel[(1,)](partials, result, programs, BLOCK=1024)
     return result

@@ -6,8 +6,24 @@ import triton.language as tl
 
 
 @triton.jit
-def _geam_kernel(a_ptr, b_ptr, c_ptr, m, n, alpha, beta, sam, san, sbm, sbn, ldc, READ_A: tl.constexpr,
-                 READ_B: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+def _geam_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    m,
+    n,
+    alpha,
+    beta,
+    sam,
+    san,
+    sbm,
+    sbn,
+    ldc,
+    READ_A: tl.constexpr,
+    READ_B: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+):
     rows = (tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)).to(tl.int64)
     cols = (tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)).to(tl.int64)
     mask = (rows[:, None] < m) & (cols[None, :] < n)
@@ -26,6 +42,22 @@ def cublasSgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc):
     sbm, sbn = (1, ldb) if transb == "N" else (ldb, 1)
     block_m, block_n = 64, 64
     grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
-    _geam_kernel[grid](A, B, C, m, n, float(alpha), float(beta), sam, san, sbm, sbn, ldc, READ_A=alpha != 0,
-                       READ_B=beta != 0, BLOCK_M=block_m, BLOCK_N=block_n)
+    _geam_kernel[grid](
+        A,
+        B,
+        C,
+        m,
+        n,
+        float(alpha),
+        float(beta),
+        sam,
+        san,
+        sbm,
+        sbn,
+        ldc,
+        READ_A=alpha != 0,
+        READ_B=beta != 0,
+        BLOCK_M=block_m,
+        BLOCK_N=block_n,
+    )
     return C

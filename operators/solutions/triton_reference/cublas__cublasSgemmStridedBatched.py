@@ -12,8 +12,28 @@ import triton.language as tl
 
 
 @triton.jit
-def _sgemm_kernel(a_ptr, b_ptr, c_ptr, m, n, k, alpha, beta, sam, sak, sbk, sbn, ldc, stride_a, stride_b, stride_c,
-                  READ_C: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+def _sgemm_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    m,
+    n,
+    k,
+    alpha,
+    beta,
+    sam,
+    sak,
+    sbk,
+    sbn,
+    ldc,
+    stride_a,
+    stride_b,
+    stride_c,
+    READ_C: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     batch = tl.program_id(2).to(tl.int64)
@@ -26,10 +46,16 @@ def _sgemm_kernel(a_ptr, b_ptr, c_ptr, m, n, k, alpha, beta, sam, sak, sbk, sbn,
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, k, BLOCK_K):
         kk = k0 + rk
-        a = tl.load(a_ptr + rm[:, None].to(tl.int64) * sam + kk[None, :].to(tl.int64) * sak,
-                    mask=(rm[:, None] < m) & (kk[None, :] < k), other=0.0)
-        b = tl.load(b_ptr + kk[:, None].to(tl.int64) * sbk + rn[None, :].to(tl.int64) * sbn,
-                    mask=(kk[:, None] < k) & (rn[None, :] < n), other=0.0)
+        a = tl.load(
+            a_ptr + rm[:, None].to(tl.int64) * sam + kk[None, :].to(tl.int64) * sak,
+            mask=(rm[:, None] < m) & (kk[None, :] < k),
+            other=0.0,
+        )
+        b = tl.load(
+            b_ptr + kk[:, None].to(tl.int64) * sbk + rn[None, :].to(tl.int64) * sbn,
+            mask=(kk[:, None] < k) & (rn[None, :] < n),
+            other=0.0,
+        )
         acc = tl.dot(a, b, acc, input_precision="ieee")
     out = alpha * acc
     c_index = rm[:, None].to(tl.int64) + rn[None, :].to(tl.int64) * ldc
@@ -51,8 +77,9 @@ _sgemm_tuned = triton.autotune(
 )(_sgemm_kernel)
 
 
-def cublasSgemmStridedBatched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc,
-                              strideC, batchCount):
+def cublasSgemmStridedBatched(
+    transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount
+):
     if batchCount <= 0 or m <= 0 or n <= 0 or ((alpha == 0 or k <= 0) and beta == 1):
         return C
     sam, sak = (1, lda) if transa == "N" else (lda, 1)

@@ -12,9 +12,27 @@ import triton.language as tl
 
 
 @triton.jit
-def _gemv_n_kernel(a_ptr, x_ptr, y_ptr, m, n, alpha, beta, lda, stride_a, x_start, incx, stride_x, y_start, incy,
-                   stride_y, USE_A: tl.constexpr, READ_Y: tl.constexpr, BLOCK_M: tl.constexpr,
-                   BLOCK_N: tl.constexpr):
+def _gemv_n_kernel(
+    a_ptr,
+    x_ptr,
+    y_ptr,
+    m,
+    n,
+    alpha,
+    beta,
+    lda,
+    stride_a,
+    x_start,
+    incx,
+    stride_x,
+    y_start,
+    incy,
+    stride_y,
+    USE_A: tl.constexpr,
+    READ_Y: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+):
     # y(i) = sum_j A(i, j) x(j): rows i of this block, columns j in tiles
     batch = tl.program_id(1).to(tl.int64)
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -22,8 +40,11 @@ def _gemv_n_kernel(a_ptr, x_ptr, y_ptr, m, n, alpha, beta, lda, stride_a, x_star
     if USE_A:
         for j0 in range(0, n, BLOCK_N):
             cols = j0 + tl.arange(0, BLOCK_N)
-            a = tl.load(a_ptr + batch * stride_a + rows[:, None] + cols[None, :].to(tl.int64) * lda,
-                        mask=(rows[:, None] < m) & (cols[None, :] < n), other=0.0)
+            a = tl.load(
+                a_ptr + batch * stride_a + rows[:, None] + cols[None, :].to(tl.int64) * lda,
+                mask=(rows[:, None] < m) & (cols[None, :] < n),
+                other=0.0,
+            )
             x = tl.load(x_ptr + batch * stride_x + x_start + cols.to(tl.int64) * incx, mask=cols < n, other=0.0)
             acc += tl.sum(a * x[None, :], axis=1)
     out = alpha * acc
@@ -34,9 +55,27 @@ def _gemv_n_kernel(a_ptr, x_ptr, y_ptr, m, n, alpha, beta, lda, stride_a, x_star
 
 
 @triton.jit
-def _gemv_t_kernel(a_ptr, x_ptr, y_ptr, m, n, alpha, beta, lda, stride_a, x_start, incx, stride_x, y_start, incy,
-                   stride_y, USE_A: tl.constexpr, READ_Y: tl.constexpr, BLOCK_M: tl.constexpr,
-                   BLOCK_N: tl.constexpr):
+def _gemv_t_kernel(
+    a_ptr,
+    x_ptr,
+    y_ptr,
+    m,
+    n,
+    alpha,
+    beta,
+    lda,
+    stride_a,
+    x_start,
+    incx,
+    stride_x,
+    y_start,
+    incy,
+    stride_y,
+    USE_A: tl.constexpr,
+    READ_Y: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+):
     # y(j) = sum_i A(i, j) x(i): columns j of this block, rows i in tiles
     batch = tl.program_id(1).to(tl.int64)
     cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -44,8 +83,11 @@ def _gemv_t_kernel(a_ptr, x_ptr, y_ptr, m, n, alpha, beta, lda, stride_a, x_star
     if USE_A:
         for i0 in range(0, m, BLOCK_M):
             rows = i0 + tl.arange(0, BLOCK_M)
-            a = tl.load(a_ptr + batch * stride_a + rows[:, None] + cols[None, :].to(tl.int64) * lda,
-                        mask=(rows[:, None] < m) & (cols[None, :] < n), other=0.0)
+            a = tl.load(
+                a_ptr + batch * stride_a + rows[:, None] + cols[None, :].to(tl.int64) * lda,
+                mask=(rows[:, None] < m) & (cols[None, :] < n),
+                other=0.0,
+            )
             x = tl.load(x_ptr + batch * stride_x + x_start + rows.to(tl.int64) * incx, mask=rows < m, other=0.0)
             acc += tl.sum(a * x[:, None], axis=0)
     out = alpha * acc
@@ -59,14 +101,30 @@ def _start(length, inc):
     return 0 if inc > 0 else (length - 1) * -inc
 
 
-def cublasSgemvStridedBatched(trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey,
-                              batchCount):
+def cublasSgemvStridedBatched(
+    trans, m, n, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount
+):
     if batchCount <= 0 or m <= 0 or n <= 0 or (alpha == 0 and beta == 1):
         return y
     len_x, len_y = (n, m) if trans == "N" else (m, n)
     flags = {"USE_A": alpha != 0, "READ_Y": beta != 0}
-    args = (A, x, y, m, n, float(alpha), float(beta), lda, strideA, _start(len_x, incx), incx, stridex,
-            _start(len_y, incy), incy, stridey)
+    args = (
+        A,
+        x,
+        y,
+        m,
+        n,
+        float(alpha),
+        float(beta),
+        lda,
+        strideA,
+        _start(len_x, incx),
+        incx,
+        stridex,
+        _start(len_y, incy),
+        incy,
+        stridey,
+    )
     if trans == "N":
         block_m, block_n = 64, 64
         _gemv_n_kernel[(triton.cdiv(m, block_m), batchCount)](*args, **flags, BLOCK_M=block_m, BLOCK_N=block_n)

@@ -6,8 +6,9 @@ import triton.language as tl
 
 
 @triton.jit
-def _ger_kernel(x_ptr, y_ptr, a_ptr, m, n, alpha, x_start, incx, y_start, incy, lda, BLOCK_M: tl.constexpr,
-                BLOCK_N: tl.constexpr):
+def _ger_kernel(
+    x_ptr, y_ptr, a_ptr, m, n, alpha, x_start, incx, y_start, incy, lda, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr
+):
     rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     x = tl.load(x_ptr + x_start + rows.to(tl.int64) * incx, mask=rows < m, other=0.0)
@@ -27,6 +28,7 @@ def cublasSger_v2(m, n, alpha, x, incx, y, incy, A, lda):
         return A
     block_m, block_n = 64, 64
     grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
-    _ger_kernel[grid](x, y, A, m, n, float(alpha), _start(m, incx), incx, _start(n, incy), incy, lda,
-                      BLOCK_M=block_m, BLOCK_N=block_n)
+    _ger_kernel[grid](
+        x, y, A, m, n, float(alpha), _start(m, incx), incx, _start(n, incy), incy, lda, BLOCK_M=block_m, BLOCK_N=block_n
+    )
     return A

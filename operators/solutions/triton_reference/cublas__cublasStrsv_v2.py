@@ -21,8 +21,11 @@ def _forward_substitution_kernel(a_ptr, x_ptr, n, a0, sr, sc, x0, sx, UNIT: tl.c
         rhs = tl.load(x_ptr + x0 + rows.to(tl.int64) * sx, mask=row_mask, other=0.0)
         for c0 in range(0, start, BLOCK):
             cols = c0 + idx
-            tile = tl.load(a_ptr + a0 + rows[:, None].to(tl.int64) * sr + cols[None, :].to(tl.int64) * sc,
-                           mask=row_mask[:, None], other=0.0)
+            tile = tl.load(
+                a_ptr + a0 + rows[:, None].to(tl.int64) * sr + cols[None, :].to(tl.int64) * sc,
+                mask=row_mask[:, None],
+                other=0.0,
+            )
             solved = tl.load(x_ptr + x0 + cols.to(tl.int64) * sx)
             rhs -= tl.sum(tile * solved[None, :], axis=1)
         block_x = tl.zeros((BLOCK,), dtype=tl.float32)

@@ -33,8 +33,22 @@ def _e4m3fn_bits(x):
 
 
 @triton.jit
-def _mla_cache_kernel(kv_c_ptr, k_pe_ptr, cache_ptr, slot_ptr, rank, pe_dim, block_size, kv_c_stride, k_pe_stride,
-                      cache_block_stride, cache_slot_stride, scale_ptr, BLOCK: tl.constexpr, FP8: tl.constexpr):
+def _mla_cache_kernel(
+    kv_c_ptr,
+    k_pe_ptr,
+    cache_ptr,
+    slot_ptr,
+    rank,
+    pe_dim,
+    block_size,
+    kv_c_stride,
+    k_pe_stride,
+    cache_block_stride,
+    cache_slot_stride,
+    scale_ptr,
+    BLOCK: tl.constexpr,
+    FP8: tl.constexpr,
+):
     tok = tl.program_id(0).to(tl.int64)
     slot = tl.load(slot_ptr + tok).to(tl.int64)
     if slot >= 0:
@@ -53,13 +67,32 @@ def _mla_cache_kernel(kv_c_ptr, k_pe_ptr, cache_ptr, slot_ptr, rank, pe_dim, blo
                 tl.store(dst + i, entry, mask=in_c | in_pe)
 
 
-def concat_and_cache_mla(kv_c: torch.Tensor, k_pe: torch.Tensor, kv_cache: torch.Tensor, slot_mapping: torch.Tensor,
-                         kv_cache_dtype: str, scale: torch.Tensor) -> None:
+def concat_and_cache_mla(
+    kv_c: torch.Tensor,
+    k_pe: torch.Tensor,
+    kv_cache: torch.Tensor,
+    slot_mapping: torch.Tensor,
+    kv_cache_dtype: str,
+    scale: torch.Tensor,
+) -> None:
     tokens = slot_mapping.shape[0]
     if tokens == 0:
         return
     rank, pe_dim = kv_c.shape[1], k_pe.shape[1]
     block = min(triton.next_power_of_2(rank + pe_dim), 1024)
-    _mla_cache_kernel[(tokens,)](kv_c, k_pe, kv_cache, slot_mapping, rank, pe_dim, kv_cache.shape[1],
-                                 kv_c.stride(0), k_pe.stride(0), kv_cache.stride(0), kv_cache.stride(1), scale,
-                                 BLOCK=block, FP8=kv_cache_dtype.startswith("fp8"))
+    _mla_cache_kernel[(tokens,)](
+        kv_c,
+        k_pe,
+        kv_cache,
+        slot_mapping,
+        rank,
+        pe_dim,
+        kv_cache.shape[1],
+        kv_c.stride(0),
+        k_pe.stride(0),
+        kv_cache.stride(0),
+        kv_cache.stride(1),
+        scale,
+        BLOCK=block,
+        FP8=kv_cache_dtype.startswith("fp8"),
+    )

@@ -7,8 +7,9 @@ import triton.language as tl
 
 
 @triton.jit
-def _fused_add_rms_norm_kernel(x_ptr, res_ptr, w_ptr, hidden, x_row_stride, res_row_stride, eps,
-                               BLOCK: tl.constexpr, SINGLE_PASS: tl.constexpr):
+def _fused_add_rms_norm_kernel(
+    x_ptr, res_ptr, w_ptr, hidden, x_row_stride, res_row_stride, eps, BLOCK: tl.constexpr, SINGLE_PASS: tl.constexpr
+):
     row = tl.program_id(0).to(tl.int64)
     x_row = x_ptr + row * x_row_stride
     r_row = res_ptr + row * res_row_stride
@@ -54,6 +55,15 @@ def fused_add_rms_norm(input: torch.Tensor, residual: torch.Tensor, weight: torc
     if rows == 0:
         return
     block = min(triton.next_power_of_2(hidden), 8192)
-    _fused_add_rms_norm_kernel[(rows,)](x, r, weight, hidden, x.stride(0), r.stride(0), float(epsilon),
-                                        BLOCK=block, SINGLE_PASS=block >= hidden,
-                                        num_warps=8 if block >= 2048 else 4)
+    _fused_add_rms_norm_kernel[(rows,)](
+        x,
+        r,
+        weight,
+        hidden,
+        x.stride(0),
+        r.stride(0),
+        float(epsilon),
+        BLOCK=block,
+        SINGLE_PASS=block >= hidden,
+        num_warps=8 if block >= 2048 else 4,
+    )

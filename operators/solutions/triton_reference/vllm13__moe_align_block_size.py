@@ -28,8 +28,16 @@ def _scan_kernel(counts_ptr, starts_ptr, post_pad_ptr, num_experts, block_size, 
 
 
 @triton.jit
-def _expert_ids_kernel(ends_ptr, post_pad_ptr, expert_ids_ptr, num_blocks, num_experts, block_size,
-                       BLOCK_B: tl.constexpr, BLOCK_E: tl.constexpr):
+def _expert_ids_kernel(
+    ends_ptr,
+    post_pad_ptr,
+    expert_ids_ptr,
+    num_blocks,
+    num_experts,
+    block_size,
+    BLOCK_B: tl.constexpr,
+    BLOCK_E: tl.constexpr,
+):
     b = tl.program_id(0) * BLOCK_B + tl.arange(0, BLOCK_B)
     e = tl.arange(0, BLOCK_E)
     ends = tl.load(ends_ptr + e, mask=e < num_experts, other=2147483647)
@@ -56,8 +64,9 @@ def _scatter_kernel(ids_ptr, starts_ptr, sorted_ptr, numel, num_experts, BLOCK: 
     tl.store(sorted_ptr + dest, offs.to(tl.int32), mask=ok)
 
 
-def moe_align_block_size(topk_ids, num_experts, block_size, sorted_token_ids, experts_ids, num_tokens_post_pad,
-                         expert_map=None):
+def moe_align_block_size(
+    topk_ids, num_experts, block_size, sorted_token_ids, experts_ids, num_tokens_post_pad, expert_map=None
+):
     if expert_map is not None:
         raise NotImplementedError("expert_map is not supported by this reference solution")
     ids = topk_ids.reshape(-1)
@@ -66,17 +75,26 @@ def moe_align_block_size(topk_ids, num_experts, block_size, sorted_token_ids, ex
     counts = torch.zeros(num_experts, dtype=torch.int32, device=device)
     starts_and_ends = torch.empty(2 * num_experts, dtype=torch.int32, device=device)
     block = 1024
-    _fill_kernel[(triton.cdiv(sorted_token_ids.numel(), block),)](sorted_token_ids, sorted_token_ids.numel(), numel,
-                                                                  BLOCK=block)
+    _fill_kernel[(triton.cdiv(sorted_token_ids.numel(), block),)](
+        sorted_token_ids, sorted_token_ids.numel(), numel, BLOCK=block
+    )
     if numel:
         _count_kernel[(triton.cdiv(numel, block),)](ids, counts, numel, num_experts, BLOCK=block)
     block_e = triton.next_power_of_2(num_experts)
     _scan_kernel[(1,)](counts, starts_and_ends, num_tokens_post_pad, num_experts, block_size, BLOCK_E=block_e)
     num_blocks = experts_ids.numel()
     block_b = 64
-    _expert_ids_kernel[(triton.cdiv(num_blocks, block_b),)](starts_and_ends[num_experts:], num_tokens_post_pad,
-                                                           experts_ids, num_blocks, num_experts, block_size,
-                                                           BLOCK_B=block_b, BLOCK_E=block_e)
+    _expert_ids_kernel[(triton.cdiv(num_blocks, block_b),)](
+        starts_and_ends[num_experts:],
+        num_tokens_post_pad,
+        experts_ids,
+        num_blocks,
+        num_experts,
+        block_size,
+        BLOCK_B=block_b,
+        BLOCK_E=block_e,
+    )
     if numel:
-        _scatter_kernel[(triton.cdiv(numel, block),)](ids, starts_and_ends, sorted_token_ids, numel, num_experts,
-                                                      BLOCK=block)
+        _scatter_kernel[(triton.cdiv(numel, block),)](
+            ids, starts_and_ends, sorted_token_ids, numel, num_experts, BLOCK=block
+        )

@@ -6,8 +6,7 @@ import triton.language as tl
 
 
 @triton.jit
-def _moe_sum_kernel(in_ptr, out_ptr, topk, hidden, in_tok_stride, in_k_stride, out_tok_stride,
-                    BLOCK: tl.constexpr):
+def _moe_sum_kernel(in_ptr, out_ptr, topk, hidden, in_tok_stride, in_k_stride, out_tok_stride, BLOCK: tl.constexpr):
     tok = tl.program_id(0).to(tl.int64)
     cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     mask = cols < hidden
@@ -23,5 +22,4 @@ def moe_sum(input: torch.Tensor, output: torch.Tensor) -> None:
         return
     block = min(triton.next_power_of_2(hidden), 1024)
     grid = (tokens, triton.cdiv(hidden, block))
-    _moe_sum_kernel[grid](input, output, topk, hidden, input.stride(0), input.stride(1), output.stride(0),
-                          BLOCK=block)
+    _moe_sum_kernel[grid](input, output, topk, hidden, input.stride(0), input.stride(1), output.stride(0), BLOCK=block)

@@ -6,8 +6,9 @@ import triton.language as tl
 
 
 @triton.jit
-def _permute_cols_kernel(a_ptr, perm_ptr, out_ptr, rows, cols, a_row_stride, out_row_stride,
-                         BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+def _permute_cols_kernel(
+    a_ptr, perm_ptr, out_ptr, rows, cols, a_row_stride, out_row_stride, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr
+):
     r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
     c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
     cmask = c < cols

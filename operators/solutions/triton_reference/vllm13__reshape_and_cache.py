@@ -34,11 +34,33 @@ def _e4m3fn_bits(x):
 
 
 @triton.jit
-def _reshape_and_cache_kernel(key_ptr, value_ptr, kc_ptr, vc_ptr, slot_ptr, num_heads, head_size, block_size,
-                              key_tok_stride, key_head_stride, value_tok_stride, value_head_stride,
-                              kc_block_stride, kc_head_stride, kc_chunk_stride, kc_slot_stride,
-                              vc_block_stride, vc_head_stride, vc_dim_stride, k_scale_ptr, v_scale_ptr,
-                              X: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_D: tl.constexpr, FP8: tl.constexpr):
+def _reshape_and_cache_kernel(
+    key_ptr,
+    value_ptr,
+    kc_ptr,
+    vc_ptr,
+    slot_ptr,
+    num_heads,
+    head_size,
+    block_size,
+    key_tok_stride,
+    key_head_stride,
+    value_tok_stride,
+    value_head_stride,
+    kc_block_stride,
+    kc_head_stride,
+    kc_chunk_stride,
+    kc_slot_stride,
+    vc_block_stride,
+    vc_head_stride,
+    vc_dim_stride,
+    k_scale_ptr,
+    v_scale_ptr,
+    X: tl.constexpr,
+    BLOCK_H: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+    FP8: tl.constexpr,
+):
     tok = tl.program_id(0).to(tl.int64)
     slot = tl.load(slot_ptr + tok).to(tl.int64)
     if slot >= 0:
@@ -50,8 +72,14 @@ def _reshape_and_cache_kernel(key_ptr, value_ptr, kc_ptr, vc_ptr, slot_ptr, num_
         h64 = heads.to(tl.int64)[:, None]
         k = tl.load(key_ptr + tok * key_tok_stride + h64 * key_head_stride + d[None, :], mask=mask)
         v = tl.load(value_ptr + tok * value_tok_stride + h64 * value_head_stride + d[None, :], mask=mask)
-        k_dst = (kc_ptr + block * kc_block_stride + h64 * kc_head_stride + (d[None, :] // X) * kc_chunk_stride
-                 + offset * kc_slot_stride + d[None, :] % X)
+        k_dst = (
+            kc_ptr
+            + block * kc_block_stride
+            + h64 * kc_head_stride
+            + (d[None, :] // X) * kc_chunk_stride
+            + offset * kc_slot_stride
+            + d[None, :] % X
+        )
         v_dst = vc_ptr + block * vc_block_stride + h64 * vc_head_stride + d[None, :] * vc_dim_stride + offset
         if FP8:
             k_scale = tl.load(k_scale_ptr).to(tl.float32)
@@ -65,9 +93,16 @@ def _reshape_and_cache_kernel(key_ptr, value_ptr, kc_ptr, vc_ptr, slot_ptr, num_
             tl.store(v_dst, v, mask=mask)
 
 
-def reshape_and_cache(key: torch.Tensor, value: torch.Tensor, key_cache: torch.Tensor, value_cache: torch.Tensor,
-                      slot_mapping: torch.Tensor, kv_cache_dtype: str, k_scale: torch.Tensor,
-                      v_scale: torch.Tensor) -> None:
+def reshape_and_cache(
+    key: torch.Tensor,
+    value: torch.Tensor,
+    key_cache: torch.Tensor,
+    value_cache: torch.Tensor,
+    slot_mapping: torch.Tensor,
+    kv_cache_dtype: str,
+    k_scale: torch.Tensor,
+    v_scale: torch.Tensor,
+) -> None:
     tokens = slot_mapping.shape[0]
     if tokens == 0:
         return
@@ -75,9 +110,29 @@ def reshape_and_cache(key: torch.Tensor, value: torch.Tensor, key_cache: torch.T
     block_h = min(triton.next_power_of_2(heads), 8)
     grid = (tokens, triton.cdiv(heads, block_h))
     _reshape_and_cache_kernel[grid](
-        key, value, key_cache, value_cache, slot_mapping, heads, head_size, key_cache.shape[3],
-        key.stride(0), key.stride(1), value.stride(0), value.stride(1),
-        key_cache.stride(0), key_cache.stride(1), key_cache.stride(2), key_cache.stride(3),
-        value_cache.stride(0), value_cache.stride(1), value_cache.stride(2), k_scale, v_scale,
-        X=key_cache.shape[4], BLOCK_H=block_h, BLOCK_D=triton.next_power_of_2(head_size),
-        FP8=kv_cache_dtype.startswith("fp8"))
+        key,
+        value,
+        key_cache,
+        value_cache,
+        slot_mapping,
+        heads,
+        head_size,
+        key_cache.shape[3],
+        key.stride(0),
+        key.stride(1),
+        value.stride(0),
+        value.stride(1),
+        key_cache.stride(0),
+        key_cache.stride(1),
+        key_cache.stride(2),
+        key_cache.stride(3),
+        value_cache.stride(0),
+        value_cache.stride(1),
+        value_cache.stride(2),
+        k_scale,
+        v_scale,
+        X=key_cache.shape[4],
+        BLOCK_H=block_h,
+        BLOCK_D=triton.next_power_of_2(head_size),
+        FP8=kv_cache_dtype.startswith("fp8"),
+    )

@@ -33,11 +33,31 @@ def _e4m3fn_bits(x):
 
 
 @triton.jit
-def _flash_cache_kernel(key_ptr, value_ptr, kc_ptr, vc_ptr, slot_ptr, num_heads, head_size, block_size,
-                        key_tok_stride, key_head_stride, value_tok_stride, value_head_stride,
-                        kc_block_stride, kc_slot_stride, kc_head_stride, vc_block_stride, vc_slot_stride,
-                        vc_head_stride, k_scale_ptr, v_scale_ptr, BLOCK_H: tl.constexpr, BLOCK_D: tl.constexpr,
-                        FP8: tl.constexpr):
+def _flash_cache_kernel(
+    key_ptr,
+    value_ptr,
+    kc_ptr,
+    vc_ptr,
+    slot_ptr,
+    num_heads,
+    head_size,
+    block_size,
+    key_tok_stride,
+    key_head_stride,
+    value_tok_stride,
+    value_head_stride,
+    kc_block_stride,
+    kc_slot_stride,
+    kc_head_stride,
+    vc_block_stride,
+    vc_slot_stride,
+    vc_head_stride,
+    k_scale_ptr,
+    v_scale_ptr,
+    BLOCK_H: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+    FP8: tl.constexpr,
+):
     tok = tl.program_id(0).to(tl.int64)
     slot = tl.load(slot_ptr + tok).to(tl.int64)
     if slot >= 0:
@@ -51,23 +71,55 @@ def _flash_cache_kernel(key_ptr, value_ptr, kc_ptr, vc_ptr, slot_ptr, num_heads,
         if FP8:
             k = _e4m3fn_bits(tl.minimum(tl.maximum(k.to(tl.float32) / tl.load(k_scale_ptr), -448.0), 448.0))
             v = _e4m3fn_bits(tl.minimum(tl.maximum(v.to(tl.float32) / tl.load(v_scale_ptr), -448.0), 448.0))
-        tl.store(kc_ptr + block * kc_block_stride + offset * kc_slot_stride + h[:, None] * kc_head_stride
-                 + d[None, :], k, mask=mask)
-        tl.store(vc_ptr + block * vc_block_stride + offset * vc_slot_stride + h[:, None] * vc_head_stride
-                 + d[None, :], v, mask=mask)
+        tl.store(
+            kc_ptr + block * kc_block_stride + offset * kc_slot_stride + h[:, None] * kc_head_stride + d[None, :],
+            k,
+            mask=mask,
+        )
+        tl.store(
+            vc_ptr + block * vc_block_stride + offset * vc_slot_stride + h[:, None] * vc_head_stride + d[None, :],
+            v,
+            mask=mask,
+        )
 
 
-def reshape_and_cache_flash(key: torch.Tensor, value: torch.Tensor, key_cache: torch.Tensor,
-                            value_cache: torch.Tensor, slot_mapping: torch.Tensor, kv_cache_dtype: str,
-                            k_scale: torch.Tensor, v_scale: torch.Tensor) -> None:
+def reshape_and_cache_flash(
+    key: torch.Tensor,
+    value: torch.Tensor,
+    key_cache: torch.Tensor,
+    value_cache: torch.Tensor,
+    slot_mapping: torch.Tensor,
+    kv_cache_dtype: str,
+    k_scale: torch.Tensor,
+    v_scale: torch.Tensor,
+) -> None:
     tokens = slot_mapping.shape[0]
     if tokens == 0:
         return
     heads, head_size = key.shape[1], key.shape[2]
     block_h = min(triton.next_power_of_2(heads), 8)
     _flash_cache_kernel[(tokens, triton.cdiv(heads, block_h))](
-        key, value, key_cache, value_cache, slot_mapping, heads, head_size, key_cache.shape[1],
-        key.stride(0), key.stride(1), value.stride(0), value.stride(1),
-        key_cache.stride(0), key_cache.stride(1), key_cache.stride(2),
-        value_cache.stride(0), value_cache.stride(1), value_cache.stride(2), k_scale, v_scale,
-        BLOCK_H=block_h, BLOCK_D=triton.next_power_of_2(head_size), FP8=kv_cache_dtype.startswith("fp8"))
+        key,
+        value,
+        key_cache,
+        value_cache,
+        slot_mapping,
+        heads,
+        head_size,
+        key_cache.shape[1],
+        key.stride(0),
+        key.stride(1),
+        value.stride(0),
+        value.stride(1),
+        key_cache.stride(0),
+        key_cache.stride(1),
+        key_cache.stride(2),
+        value_cache.stride(0),
+        value_cache.stride(1),
+        value_cache.stride(2),
+        k_scale,
+        v_scale,
+        BLOCK_H=block_h,
+        BLOCK_D=triton.next_power_of_2(head_size),
+        FP8=kv_cache_dtype.startswith("fp8"),
+    )

@@ -7,8 +7,9 @@ import triton.language as tl
 
 
 @triton.jit
-def _rms_norm_kernel(out_ptr, x_ptr, w_ptr, hidden, x_row_stride, out_row_stride, eps,
-                     BLOCK: tl.constexpr, SINGLE_PASS: tl.constexpr):
+def _rms_norm_kernel(
+    out_ptr, x_ptr, w_ptr, hidden, x_row_stride, out_row_stride, eps, BLOCK: tl.constexpr, SINGLE_PASS: tl.constexpr
+):
     row = tl.program_id(0).to(tl.int64)
     x_row = x_ptr + row * x_row_stride
     out_row = out_ptr + row * out_row_stride
@@ -46,5 +47,15 @@ def rms_norm(out: torch.Tensor, input: torch.Tensor, weight: torch.Tensor, epsil
         return
     block = min(triton.next_power_of_2(hidden), 8192)
     single = block >= hidden
-    _rms_norm_kernel[(rows,)](o, x, weight, hidden, x.stride(0), o.stride(0), float(epsilon),
-                              BLOCK=block, SINGLE_PASS=single, num_warps=8 if block >= 2048 else 4)
+    _rms_norm_kernel[(rows,)](
+        o,
+        x,
+        weight,
+        hidden,
+        x.stride(0),
+        o.stride(0),
+        float(epsilon),
+        BLOCK=block,
+        SINGLE_PASS=single,
+        num_warps=8 if block >= 2048 else 4,
+    )

@@ -8,8 +8,19 @@ import triton.language as tl
 
 
 @triton.jit
-def _rope_kernel(pos_ptr, x_ptr, cache_ptr, num_heads, token_stride, head_stride, cache_stride,
-                 HALF: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_D: tl.constexpr, IS_NEOX: tl.constexpr):
+def _rope_kernel(
+    pos_ptr,
+    x_ptr,
+    cache_ptr,
+    num_heads,
+    token_stride,
+    head_stride,
+    cache_stride,
+    HALF: tl.constexpr,
+    BLOCK_H: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+    IS_NEOX: tl.constexpr,
+):
     tok = tl.program_id(0).to(tl.int64)
     heads = tl.program_id(1) * BLOCK_H + tl.arange(0, BLOCK_H)
     i = tl.arange(0, BLOCK_D)
@@ -42,12 +53,29 @@ def _apply(positions: torch.Tensor, x: torch.Tensor, head_size: int, cache: torc
     half = cache.shape[1] // 2
     block_h = min(triton.next_power_of_2(heads), 16)
     grid = (tokens, triton.cdiv(heads, block_h))
-    _rope_kernel[grid](positions, view, cache, heads, view.stride(0), view.stride(1), cache.stride(0),
-                       HALF=half, BLOCK_H=block_h, BLOCK_D=triton.next_power_of_2(half), IS_NEOX=bool(is_neox))
+    _rope_kernel[grid](
+        positions,
+        view,
+        cache,
+        heads,
+        view.stride(0),
+        view.stride(1),
+        cache.stride(0),
+        HALF=half,
+        BLOCK_H=block_h,
+        BLOCK_D=triton.next_power_of_2(half),
+        IS_NEOX=bool(is_neox),
+    )
 
 
-def rotary_embedding(positions: torch.Tensor, query: torch.Tensor, key: torch.Tensor | None, head_size: int,
-                     cos_sin_cache: torch.Tensor, is_neox: bool) -> None:
+def rotary_embedding(
+    positions: torch.Tensor,
+    query: torch.Tensor,
+    key: torch.Tensor | None,
+    head_size: int,
+    cos_sin_cache: torch.Tensor,
+    is_neox: bool,
+) -> None:
     flat_positions = positions.reshape(-1)
     _apply(flat_positions, query, head_size, cos_sin_cache, is_neox)
     if key is not None:

@@ -57,8 +57,20 @@ def _tensor_scale_kernel(amax_ptr, scale_ptr, rows, FP8_MAX: tl.constexpr, BLOCK
 
 
 @triton.jit
-def _quant_kernel(x_ptr, q_ptr, scale_ptr, amax_ptr, ub_ptr, cols, x_stride, q_stride,
-                  PER_TOKEN: tl.constexpr, HAS_UB: tl.constexpr, FP8_MAX: tl.constexpr, BLOCK: tl.constexpr):
+def _quant_kernel(
+    x_ptr,
+    q_ptr,
+    scale_ptr,
+    amax_ptr,
+    ub_ptr,
+    cols,
+    x_stride,
+    q_stride,
+    PER_TOKEN: tl.constexpr,
+    HAS_UB: tl.constexpr,
+    FP8_MAX: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
     row = tl.program_id(0).to(tl.int64)
     if PER_TOKEN:
         amax = tl.load(amax_ptr + row)
@@ -77,9 +89,14 @@ def _quant_kernel(x_ptr, q_ptr, scale_ptr, amax_ptr, ub_ptr, cols, x_stride, q_s
         tl.store(q_ptr + row * q_stride + c, _e4m3fn_bits(q), mask=mask)
 
 
-def scaled_fp8_quant(input: torch.Tensor, scale: torch.Tensor | None = None, num_token_padding: int | None = None,
-                     scale_ub: torch.Tensor | None = None, use_per_token_if_dynamic: bool = False,
-                     output: torch.Tensor | None = None):
+def scaled_fp8_quant(
+    input: torch.Tensor,
+    scale: torch.Tensor | None = None,
+    num_token_padding: int | None = None,
+    scale_ub: torch.Tensor | None = None,
+    use_per_token_if_dynamic: bool = False,
+    output: torch.Tensor | None = None,
+):
     rows, cols = input.shape
     out_rows = max(num_token_padding or 0, rows)
     if output is None:
@@ -99,7 +116,18 @@ def scaled_fp8_quant(input: torch.Tensor, scale: torch.Tensor | None = None, num
         per_token = False
     if rows:
         upper = scale_ub if scale_ub is not None else amax
-        _quant_kernel[(rows,)](input, output.view(torch.uint8), scale, amax, upper, cols,
-                               input.stride(0), output.stride(0), PER_TOKEN=per_token,
-                               HAS_UB=per_token and scale_ub is not None, FP8_MAX=FP8_MAX, BLOCK=block)
+        _quant_kernel[(rows,)](
+            input,
+            output.view(torch.uint8),
+            scale,
+            amax,
+            upper,
+            cols,
+            input.stride(0),
+            output.stride(0),
+            PER_TOKEN=per_token,
+            HAS_UB=per_token and scale_ub is not None,
+            FP8_MAX=FP8_MAX,
+            BLOCK=block,
+        )
     return output, scale

@@ -16,8 +16,19 @@ def _round_half_even(x):
 
 
 @triton.jit
-def _int8_quant_kernel(x_ptr, q_ptr, scale_ptr, azp_ptr, cols, x_stride, q_stride,
-                       STATIC: tl.constexpr, HAS_AZP: tl.constexpr, SYMMETRIC: tl.constexpr, BLOCK: tl.constexpr):
+def _int8_quant_kernel(
+    x_ptr,
+    q_ptr,
+    scale_ptr,
+    azp_ptr,
+    cols,
+    x_stride,
+    q_stride,
+    STATIC: tl.constexpr,
+    HAS_AZP: tl.constexpr,
+    SYMMETRIC: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
     row = tl.program_id(0).to(tl.int64)
     c = tl.arange(0, BLOCK)
     mask = c < cols
@@ -43,8 +54,9 @@ def _int8_quant_kernel(x_ptr, q_ptr, scale_ptr, azp_ptr, cols, x_stride, q_strid
     tl.store(q_ptr + row * q_stride + c, q.to(tl.int8), mask=mask)
 
 
-def scaled_int8_quant(input: torch.Tensor, scale: torch.Tensor | None = None, azp: torch.Tensor | None = None,
-                      symmetric: bool = True):
+def scaled_int8_quant(
+    input: torch.Tensor, scale: torch.Tensor | None = None, azp: torch.Tensor | None = None, symmetric: bool = True
+):
     cols = input.shape[-1]
     x = input.reshape(-1, cols)
     rows = x.shape[0]
@@ -53,14 +65,34 @@ def scaled_int8_quant(input: torch.Tensor, scale: torch.Tensor | None = None, az
     block = triton.next_power_of_2(cols)
     if scale is not None:
         if rows:
-            _int8_quant_kernel[(rows,)](x, q2, scale, azp if azp is not None else scale, cols, x.stride(0),
-                                        q2.stride(0), STATIC=True, HAS_AZP=azp is not None, SYMMETRIC=True,
-                                        BLOCK=block)
+            _int8_quant_kernel[(rows,)](
+                x,
+                q2,
+                scale,
+                azp if azp is not None else scale,
+                cols,
+                x.stride(0),
+                q2.stride(0),
+                STATIC=True,
+                HAS_AZP=azp is not None,
+                SYMMETRIC=True,
+                BLOCK=block,
+            )
         return q, scale, azp
     scales = torch.empty((rows, 1), dtype=torch.float32, device=input.device)
     zero_points = None if symmetric else torch.empty((rows, 1), dtype=torch.int32, device=input.device)
     if rows:
-        _int8_quant_kernel[(rows,)](x, q2, scales, zero_points if zero_points is not None else scales, cols,
-                                    x.stride(0), q2.stride(0), STATIC=False, HAS_AZP=not symmetric,
-                                    SYMMETRIC=bool(symmetric), BLOCK=block)
+        _int8_quant_kernel[(rows,)](
+            x,
+            q2,
+            scales,
+            zero_points if zero_points is not None else scales,
+            cols,
+            x.stride(0),
+            q2.stride(0),
+            STATIC=False,
+            HAS_AZP=not symmetric,
+            SYMMETRIC=bool(symmetric),
+            BLOCK=block,
+        )
     return q, scales, zero_points

@@ -20,6 +20,7 @@ def shuffle_rows(input_tensor: torch.Tensor, dst2src_map: torch.Tensor) -> torch
     if rows == 0 or cols == 0:
         return out
     block = min(triton.next_power_of_2(cols), 2048)
-    _shuffle_rows_kernel[(rows, triton.cdiv(cols, block))](input_tensor, dst2src_map, out, cols,
-                                                           input_tensor.stride(0), out.stride(0), BLOCK=block)
+    _shuffle_rows_kernel[(rows, triton.cdiv(cols, block))](
+        input_tensor, dst2src_map, out, cols, input_tensor.stride(0), out.stride(0), BLOCK=block
+    )
     return out

@@ -7,8 +7,20 @@ import triton.language as tl
 
 
 @triton.jit
-def _topk_softmax_kernel(gating_ptr, weights_ptr, ids_ptr, src_ptr, num_tokens, num_experts, k, gating_stride,
-                         out_stride, RENORMALIZE: tl.constexpr, BLOCK_E: tl.constexpr, BLOCK_K: tl.constexpr):
+def _topk_softmax_kernel(
+    gating_ptr,
+    weights_ptr,
+    ids_ptr,
+    src_ptr,
+    num_tokens,
+    num_experts,
+    k,
+    gating_stride,
+    out_stride,
+    RENORMALIZE: tl.constexpr,
+    BLOCK_E: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
     tok = tl.program_id(0).to(tl.int64)
     e = tl.arange(0, BLOCK_E)
     valid = e < num_experts
@@ -35,13 +47,28 @@ def _topk_softmax_kernel(gating_ptr, weights_ptr, ids_ptr, src_ptr, num_tokens, 
     tl.store(src_ptr + base, (slots * num_tokens + tok).to(src_ptr.dtype.element_ty), mask=in_k)
 
 
-def topk_softmax(topk_weights: torch.Tensor, topk_ids: torch.Tensor, token_expert_indices: torch.Tensor,
-                 gating_output: torch.Tensor, renormalize: bool = False) -> None:
+def topk_softmax(
+    topk_weights: torch.Tensor,
+    topk_ids: torch.Tensor,
+    token_expert_indices: torch.Tensor,
+    gating_output: torch.Tensor,
+    renormalize: bool = False,
+) -> None:
     tokens, experts = gating_output.shape
     k = topk_weights.shape[1]
     if tokens == 0:
         return
     _topk_softmax_kernel[(tokens,)](
-        gating_output, topk_weights, topk_ids, token_expert_indices, tokens, experts, k, gating_output.stride(0),
-        topk_weights.stride(0), RENORMALIZE=bool(renormalize), BLOCK_E=triton.next_power_of_2(experts),
-        BLOCK_K=triton.next_power_of_2(k))
+        gating_output,
+        topk_weights,
+        topk_ids,
+        token_expert_indices,
+        tokens,
+        experts,
+        k,
+        gating_output.stride(0),
+        topk_weights.stride(0),
+        RENORMALIZE=bool(renormalize),
+        BLOCK_E=triton.next_power_of_2(experts),
+        BLOCK_K=triton.next_power_of_2(k),
+    )

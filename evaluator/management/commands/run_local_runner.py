@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evaluator import services
 from evaluator.models import Chip, Runner, RunnerState
+from kgsite.celery import ensure_broker_folders
 
 LOCAL_RUNNER_NAME = "local-cpu"
 SITE_SECRETS = {"SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "REDIS_CACHE_URL", "DJANGO_SETTINGS_MODULE"}
@@ -23,6 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--print-only", action="store_true", help="print the agent command instead of running it")
 
     def handle(self, *args, site: str, concurrency: int, print_only: bool, **options) -> None:
+        ensure_broker_folders()  # the runner may start before the site has sent anything
         token_path = settings.VAR_DIR / "local_runner.token"
         chip = Chip.objects.filter(slug="cpu").first()
         if chip is None:

@@ -193,7 +193,7 @@ def _enqueue(submission: Submission) -> None:
         )
         return
     try:
-        enqueue_submission(submission)
+        enqueue_submission(submission, user=submission.uploader)
     except ServiceError as exc:  # e.g. the queue cap: the surrounding transaction rolls the submission back
         raise UploadInvalid([UploadError("archive", str(exc))]) from exc
 

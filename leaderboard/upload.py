@@ -169,7 +169,7 @@ def parse_metadata(
         raw = json.loads(raw_bytes.decode("utf-8"))
     except UnicodeDecodeError:
         return None, [UploadError("metadata", "is not UTF-8 text")]
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # ValueError: also integers past Python's 4300-digit limit
         return None, [UploadError("metadata", f"is not valid JSON ({exc})")]
     if not isinstance(raw, dict):
         return None, [UploadError("metadata", "must be a JSON object")]

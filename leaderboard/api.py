@@ -24,7 +24,7 @@ from leaderboard.serializers import (
     SubmissionUploadSerializer,
     UploadErrorResponseSerializer,
 )
-from leaderboard.throttles import SubmissionRateThrottle
+from leaderboard.throttles import SUBMISSION_THROTTLES
 from leaderboard.upload import UploadInvalid
 
 
@@ -88,7 +88,7 @@ class SubmissionListCreateApi(generics.ListAPIView):
 
     def get_throttles(self):
         if self.request.method == "POST":
-            return [SubmissionRateThrottle()]
+            return [throttle() for throttle in SUBMISSION_THROTTLES]
         return super().get_throttles()
 
     @extend_schema(

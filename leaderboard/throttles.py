@@ -22,6 +22,21 @@ class SubmissionRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
+class SubmissionIpRateThrottle(SubmissionRateThrottle):
+    """Per address, whoever is logged in there: new accounts cost nothing, so they must not multiply the
+    budget. The rate is "submissions_ip" when configured, else the per-user "submissions" rate."""
+
+    def get_rate(self) -> str | None:
+        rates = api_settings.DEFAULT_THROTTLE_RATES
+        return rates.get("submissions_ip") or rates.get(self.scope)
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": "submissions_ip", "ident": self.get_ident(request)}
+
+
+SUBMISSION_THROTTLES = (SubmissionRateThrottle, SubmissionIpRateThrottle)
+
+
 def submission_throttle_allows(request: HttpRequest) -> bool:
     """For plain Django views (the upload form): counts one submission when allowed."""
-    return SubmissionRateThrottle().allow_request(request, None)
+    return all(throttle().allow_request(request, None) for throttle in SUBMISSION_THROTTLES)

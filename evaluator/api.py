@@ -8,6 +8,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -34,9 +35,33 @@ def heartbeat_interval_s() -> int:
     return settings.KGB_RUNNER_HEARTBEAT_S
 
 
+class FailedRunnerAuthThrottle(SimpleRateThrottle):
+    """Refused runner tokens per address, at the "anon" rate. Past it, every runner request from that
+    address is answered 429 before any token is looked up, until the window has passed (guessing a
+    256-bit token is hopeless anyway; this bounds the work a stranger can make the site do)."""
+
+    scope = "anon"
+
+    def get_cache_key(self, request: Request, view) -> str:
+        return self.cache_format % {"scope": "runner_auth_failures", "ident": self.get_ident(request)}
+
+    def over_limit(self, request: Request) -> bool:
+        self.key = self.get_cache_key(request, None)
+        self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        return len(self.history) >= self.num_requests
+
+    def refuse(self, message: str) -> exceptions.AuthenticationFailed:
+        self.throttle_success()  # records this failure
+        return exceptions.AuthenticationFailed(message)
+
+
 class RunnerTokenAuthentication(BaseAuthentication):
     """Looks the token up by its public id and compares sha256 hashes in constant time. Unknown,
-    rotated (the old hash no longer matches) and disabled tokens are refused with 401."""
+    rotated (the old hash no longer matches) and disabled tokens are refused with 401; an address
+    with too many refused tokens gets 429 (FailedRunnerAuthThrottle)."""
 
     keyword = "Runner"
 
@@ -44,11 +69,14 @@ class RunnerTokenAuthentication(BaseAuthentication):
         parts = get_authorization_header(request).split()
         if not parts or parts[0].decode(errors="replace") != self.keyword:
             return None
+        failures = FailedRunnerAuthThrottle()
+        if failures.over_limit(request):
+            raise exceptions.Throttled(failures.wait())
         if len(parts) != 2:
-            raise exceptions.AuthenticationFailed("expected 'Authorization: Runner <token>'")
+            raise failures.refuse("expected 'Authorization: Runner <token>'")
         runner = services.runner_for_token(parts[1].decode(errors="replace"))
         if runner is None:
-            raise exceptions.AuthenticationFailed("unknown or rotated runner token")
+            raise failures.refuse("unknown or rotated runner token")
         if runner.state == RunnerState.DISABLED:
             raise exceptions.AuthenticationFailed("this runner is disabled")
         return (None, runner)
@@ -82,14 +110,39 @@ class RunnerRateThrottle(SimpleRateThrottle):
         return f"throttle_runner_{request.auth.pk}" if isinstance(request.auth, Runner) else None
 
 
+class DepthSafeJSONParser(JSONParser):
+    """DRF's JSON parser, with JSON nested too deep for Python's decoder refused as a parse error
+    (400) instead of escaping as a RecursionError (500)."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise exceptions.ParseError("JSON parse error - nested too deeply") from None
+
+
+def _messages(detail) -> str:
+    """DRF's nested validation details as one line: 'field: message; field: message'."""
+    if isinstance(detail, dict):
+        return "; ".join(f"{key}: {_messages(value)}" for key, value in detail.items())
+    if isinstance(detail, list):
+        return " ".join(_messages(item) for item in detail)
+    return str(detail)
+
+
 class RunnerAPIView(APIView):
     authentication_classes = [RunnerTokenAuthentication]
     permission_classes = [IsRunner]
     throttle_classes = [RunnerRateThrottle]
+    parser_classes = [DepthSafeJSONParser, FormParser, MultiPartParser]
 
     def handle_exception(self, exc):
         if isinstance(exc, services.ServiceError):
             return Response({"error": exc.code, "detail": exc.message}, status=exc.status)
+        if isinstance(exc, exceptions.ValidationError | exceptions.ParseError):
+            # the documented error shape (ErrorOutput), like every other refusal of this API
+            code = "invalid" if isinstance(exc, exceptions.ValidationError) else "parse_error"
+            return Response({"error": code, "detail": _messages(exc.detail)}, status=exc.status_code)
         return super().handle_exception(exc)
 
 

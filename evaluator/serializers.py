@@ -21,7 +21,13 @@ MAX_ENVIRONMENT_BYTES = 64 * 1024
 def _number_or_none(value, name: str, where: str, *, minimum: float | None = None) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ServiceError(f"{where}.{name} must be a finite number or null")
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int beyond the float range
+        finite = False
+    if not finite:
         raise ServiceError(f"{where}.{name} must be a finite number or null")
     if minimum is not None and value < minimum:
         raise ServiceError(f"{where}.{name} must be >= {minimum}")

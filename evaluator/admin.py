@@ -61,6 +61,15 @@ class RunnerAdmin(admin.ModelAdmin):
         custom = [path("register/", self.admin_site.admin_view(self.register_view), name="evaluator_runner_register")]
         return custom + super().get_urls()
 
+    def save_model(self, request: HttpRequest, obj: Runner, form, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if change and form.changed_data:
+            services.audit_runner_edit(runner=obj, user=request.user, changed=form.changed_data)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        # deleting a runner would delete its audit trail with it (RunnerAuditEvent cascades): disable it
+        return False
+
     def add_view(self, request: HttpRequest, form_url: str = "", extra_context=None) -> HttpResponse:
         # runners are created only through the service, which issues the token
         return redirect("admin:evaluator_runner_register")
@@ -128,7 +137,8 @@ class EvaluationJobAdmin(admin.ModelAdmin):
     list_display = ("id", "attempt", "chip", "tier", "state", "runner", "deliveries", "queued_at", "finished_at")
     list_filter = ("chip", "state", "tier")
     raw_id_fields = ("attempt", "runner")
-    readonly_fields = ("secret_seed",)
+    # the state and its bookkeeping change only through evaluator.services, which logs a JobEvent
+    readonly_fields = ("secret_seed", "state", "deliveries", "started_at", "finished_at")
     inlines = [JobEventInline]
     actions = ["cancel_jobs"]
 

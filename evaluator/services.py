@@ -164,6 +164,12 @@ def activate_runner(*, runner: Runner, user) -> Runner:
     return _set_runner_state(runner, RunnerState.ACTIVE, user, "activate")
 
 
+def audit_runner_edit(*, runner: Runner, user, changed: Iterable[str]) -> None:
+    """An edit of a runner's plain fields in the admin (state and token change only through the
+    functions above, which audit themselves)."""
+    _audit(runner, "edit", user, "changed " + ", ".join(sorted(changed)))
+
+
 def record_heartbeat(*, runner: Runner, environment: dict) -> Runner:
     runner.last_heartbeat_at = timezone.now()
     runner.last_environment = environment

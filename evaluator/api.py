@@ -8,7 +8,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -29,6 +29,7 @@ from evaluator.serializers import (
     ResultOutput,
     validate_result,
 )
+from kgsite.parsers import DepthSafeJSONParser
 
 
 def heartbeat_interval_s() -> int:
@@ -108,17 +109,6 @@ class RunnerRateThrottle(SimpleRateThrottle):
 
     def get_cache_key(self, request: Request, view) -> str | None:
         return f"throttle_runner_{request.auth.pk}" if isinstance(request.auth, Runner) else None
-
-
-class DepthSafeJSONParser(JSONParser):
-    """DRF's JSON parser, with JSON nested too deep for Python's decoder refused as a parse error
-    (400) instead of escaping as a RecursionError (500)."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        try:
-            return super().parse(stream, media_type, parser_context)
-        except RecursionError:
-            raise exceptions.ParseError("JSON parse error - nested too deeply") from None
 
 
 def _messages(detail) -> str:

@@ -152,6 +152,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PARSER_CLASSES": [
+        "kgsite.parsers.DepthSafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_THROTTLE_CLASSES": [
@@ -162,6 +167,7 @@ REST_FRAMEWORK = {
         "anon": env_str("KGB_THROTTLE_ANON", "600/min"),
         "user": env_str("KGB_THROTTLE_USER", "1200/min"),
         "submissions": env_str("KGB_THROTTLE_SUBMISSIONS", "30/hour"),
+        "submissions_ip": env_str("KGB_THROTTLE_SUBMISSIONS_IP", "60/hour"),
         "runner": env_str("KGB_THROTTLE_RUNNER", "6000/min"),
     },
 }

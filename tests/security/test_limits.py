@@ -71,7 +71,7 @@ def test_refused_uploads_count_against_the_submission_budget(world, settings, mo
 
 def test_submissions_are_limited_per_ip_across_accounts(world, settings, monkeypatch):
     """Fresh accounts cost nothing: one address opening accounts to upload must hit a limit too."""
-    throttle_rates(settings, monkeypatch, submissions="2/hour")
+    throttle_rates(settings, monkeypatch, submissions="2/hour", submissions_ip="3/hour")
     users = [world.user, world.other, world.staff]
     statuses = [upload_api(token_client(user, ip="192.0.2.7"), b"not a zip").status_code for user in users * 2]
     assert 429 in statuses, statuses

@@ -91,3 +91,11 @@ def test_production_mode_passes_check_deploy() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_plotly_is_served_from_the_installed_wheel() -> None:
+    from django.contrib.staticfiles import finders
+
+    found = finders.find("vendor/plotly.min.js")
+    assert found is not None and found.endswith("plotly/package_data/plotly.min.js")
+    assert finders.find("vendor/not-there.js") is None

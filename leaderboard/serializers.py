@@ -39,7 +39,9 @@ class LeaderboardRowSerializer(serializers.Serializer):
     operators_evaluated = serializers.IntegerField()
     compiled_pct = serializers.FloatField(allow_null=True)
     accuracy_pct = serializers.FloatField(allow_null=True)
-    fast1_pct = serializers.FloatField(allow_null=True)
+    fast1_pct = serializers.FloatField(
+        allow_null=True, help_text="null on chips whose timings are not meaningful (the cpu interpreter)"
+    )
     speedup = serializers.FloatField(allow_null=True)
     mean_sol_pct = serializers.FloatField(allow_null=True)
     pass1_pct = serializers.FloatField(allow_null=True)

@@ -5,7 +5,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 import requests
@@ -13,30 +12,7 @@ import requests
 from evaluator.runner import client as client_module
 from evaluator.runner.agent import parse_args
 from evaluator.runner.client import ApiError, SiteClient, SiteUnreachable
-
-ROOT = Path(__file__).resolve().parents[2]
-
-NO_DJANGO = textwrap.dedent(
-    """
-    import sys
-
-    class RefuseDjango:
-        def find_spec(self, name, path=None, target=None):
-            if name == "django" or name.startswith("django."):
-                raise ImportError("the runner agent imported " + name)
-            return None
-
-    sys.meta_path.insert(0, RefuseDjango())
-    """
-)
-
-
-def write_no_django_sitecustomize(folder: Path) -> dict:
-    """An environment whose interpreters refuse to import Django (for agent subprocesses)."""
-    (folder / "sitecustomize.py").write_text(NO_DJANGO)
-    environment = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
-    environment["PYTHONPATH"] = os.pathsep.join([str(folder), str(ROOT)])
-    return environment
+from tests.evaluator.runner_helpers import NO_DJANGO, ROOT
 
 
 def test_agent_modules_and_worker_app_import_without_django(tmp_path):

@@ -335,7 +335,7 @@ def fleet(own_redis, live_server, settings, monkeypatch, tmp_path):
     from celery import Celery
 
     from evaluator import services
-    from tests.evaluator.test_runner_agent import write_no_django_sitecustomize
+    from tests.evaluator.runner_helpers import write_no_django_sitecustomize
     from tests.factories import ChipFactory, UserFactory
 
     settings.CELERY_BROKER_URL = own_redis.url

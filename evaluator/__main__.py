@@ -2,7 +2,9 @@
 
     python -m evaluator check --operator ID --solution FILE [--device D] [--tier T] [--seed N]
                               [--secret-seed] [--timeout S] [--chip SLUG] [--peaks FILE] [--json]
+                              [--host-memory-gib G]
     python -m evaluator bundle run JOBS.json --out RESULTS.json [--device D] [--workers N]
+                                   [--host-memory-gib G]
 
 `check` prints one JSON result on stdout and exits 0 whenever a verdict was reached; 2 for bad
 usage, 1 when the harness itself failed (the message is on stderr).
@@ -12,10 +14,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
 TIERS = ("smoke", "full", "edge", "perf")
+HOST_MEMORY_HELP = "host memory limit per candidate process in GiB (default: min(16, half the RAM); 0: none)"
+
+
+def _gib(text: str) -> float:
+    value = float(text)
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError("must be a number of GiB, 0 or more")
+    return value
+
+
+def _host_memory_bytes(gib: float | None) -> int | None:
+    return None if gib is None else int(gib * (1 << 30))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
     check.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
     check.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
+    check.add_argument("--host-memory-gib", type=_gib, help=HOST_MEMORY_HELP)
     check.add_argument("--json", action="store_true", help="accepted for compatibility: output is always JSON")
     check.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
 
@@ -49,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
     run.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
     run.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
+    run.add_argument("--host-memory-gib", type=_gib, help=HOST_MEMORY_HELP)
     run.add_argument(
         "--no-timing",
         action="store_true",
@@ -74,6 +91,7 @@ def _check(args: argparse.Namespace) -> int:
             peaks_file=args.peaks,
             max_cases=args.max_cases,
             time_budget_s=args.time_budget,
+            host_memory_limit_bytes=_host_memory_bytes(args.host_memory_gib),
         ) as harness:
             result = harness.evaluate(
                 args.operator,
@@ -116,6 +134,7 @@ def _bundle_run(args: argparse.Namespace) -> int:
             time_budget_s=args.time_budget,
             max_cases=args.max_cases,
             timing=not args.no_timing,
+            host_memory_limit_bytes=_host_memory_bytes(args.host_memory_gib),
         )
     except BundleError as exc:
         print(f"error: {exc}", file=sys.stderr)

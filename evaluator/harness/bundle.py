@@ -70,6 +70,7 @@ def run_bundle(
     time_budget_s: float = 1.5,
     max_cases: int | None = None,
     timing: bool = True,
+    host_memory_limit_bytes: int | None = None,
 ) -> dict[str, Any]:
     if not isinstance(jobs, dict) or jobs.get("schema") != JOBS_SCHEMA:
         raise BundleError(f"not a job bundle (schema must be {JOBS_SCHEMA!r})")
@@ -86,6 +87,7 @@ def run_bundle(
         time_budget_s=time_budget_s,
         max_cases=max_cases,
         time_tiers=TIMED_TIERS if timing else (),
+        host_memory_limit_bytes=host_memory_limit_bytes,
     ) as harness:
         environment = dict(harness.environment)
         done = 0

@@ -150,6 +150,34 @@ def drop_privileges() -> str:
     return "nobody"
 
 
+RLIMIT_AS_ENV = "KGB_RLIMIT_AS"  # set by pool.Child when no cgroup holds this process
+ADDRESS_SPACE_LIMIT_BYTES: int | None = None
+
+
+def limit_address_space() -> None:
+    """Apply the RLIMIT_AS the pool chose, before torch is imported, for this process and whatever
+    it starts; remembered so that an allocation failing on it can be reported as such."""
+    global ADDRESS_SPACE_LIMIT_BYTES
+    value = os.environ.pop(RLIMIT_AS_ENV, "")
+    if not value:
+        return
+    import resource
+
+    ADDRESS_SPACE_LIMIT_BYTES = int(value)
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT_BYTES, ADDRESS_SPACE_LIMIT_BYTES))
+
+
+def _host_memory_prefix(exc: BaseException) -> str:
+    """The reason's prefix when `exc` is an allocation that failed on the address-space limit."""
+    if ADDRESS_SPACE_LIMIT_BYTES is None:
+        return ""
+    text = str(exc)
+    # torch's CPU allocator raises RuntimeError("... DefaultCPUAllocator: not enough memory ...")
+    if isinstance(exc, MemoryError) or "not enough memory" in text or "Cannot allocate memory" in text:
+        return f"exceeded the host memory limit of {ADDRESS_SPACE_LIMIT_BYTES / (1 << 30):.3g} GiB: "
+    return ""
+
+
 class State:
     """What the harness side of the child tracks during candidate calls."""
 
@@ -339,7 +367,7 @@ def _error_reply(kind: str, exc: BaseException) -> dict[str, Any]:
     return {
         "type": "error",
         "kind": kind,
-        "message": f"{type(exc).__name__}: {exc}"[:2000],
+        "message": f"{_host_memory_prefix(exc)}{type(exc).__name__}: {exc}"[:2000],
         "traceback": "".join(tb)[-4000:],
     }
 
@@ -465,6 +493,7 @@ def _preload_catalog() -> None:
 
 def main() -> None:
     fd, ref, drop = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "drop"
+    limit_address_space()
     isolation = isolate_network()
     user = drop_privileges() if drop else f"uid {os.geteuid()}"
     from multiprocessing.connection import Connection

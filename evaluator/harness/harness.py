@@ -8,7 +8,7 @@ from typing import Any
 from evaluator.harness import backends
 from evaluator.harness.evaluate import Attempt, HarnessError
 from evaluator.harness.peaks import chip_from_device_name, load_peaks
-from evaluator.harness.pool import WarmPool
+from evaluator.harness.pool import WarmPool, default_host_memory_limit_bytes, plan_host_memory_limit
 from evaluator.harness.result import base_environment
 from evaluator.harness.specs import resolve
 from operators.spec import OperatorSpec
@@ -38,9 +38,12 @@ class Harness:
         static_policy: bool = True,
         time_budget_s: float = 1.5,
         max_cases: int | None = None,
+        host_memory_limit_bytes: int | None = None,
     ) -> None:
         """`static_policy=False` skips the AST layer; the adversarial tests use it to prove that the
-        runtime layers stop each exploit on their own."""
+        runtime layers stop each exploit on their own. `host_memory_limit_bytes` caps each candidate
+        process (None: min(16 GiB, half the RAM); 0: no limit); how it is enforced is recorded in
+        `environment["host_memory"]`."""
         self.backend = backends.get_backend(device or backends.default_device_type())
         if not self.backend.available():
             raise HarnessError(f"device {self.backend.device_type!r} is not available on this machine")
@@ -55,12 +58,18 @@ class Harness:
         if max_cases is not None and max_cases < 1:
             raise HarnessError("max_cases must be at least 1")
         self.max_cases = max_cases  # None: every case of the tier
+        if host_memory_limit_bytes is None:
+            host_memory_limit_bytes = default_host_memory_limit_bytes()
+        if host_memory_limit_bytes < 0:
+            raise HarnessError("host_memory_limit_bytes cannot be negative")
+        self.host_memory = plan_host_memory_limit(self.backend, host_memory_limit_bytes)
+        self.environment["host_memory"] = self.host_memory.record()
         self._pool: WarmPool | None = None
 
     @property
     def pool(self) -> WarmPool:
         if self._pool is None:
-            self._pool = WarmPool(self.backend, self.pool_size)
+            self._pool = WarmPool(self.backend, self.host_memory, self.pool_size)
         return self._pool
 
     def __enter__(self) -> Harness:

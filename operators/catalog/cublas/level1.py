@@ -30,7 +30,8 @@ def _copy(n, x, incx, y, incy):
 
 def _swap(n, x, incx, y, incy):
     if n > 0:
-        xv, yv = B.read_vector(x, n, incx), B.read_vector(y, n, incy)
+        # a copy: for a complex128 x with incx > 0 read_vector is a view, which writing x would overwrite
+        xv, yv = B.read_vector(x, n, incx).clone(), B.read_vector(y, n, incy)
         B.write_vector(x, n, incx, yv)
         B.write_vector(y, n, incy, xv)
     return x, y

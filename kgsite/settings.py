@@ -106,6 +106,11 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+# failed logins (site and admin) allowed per client address and per username within the window;
+# beyond them further tries are refused without checking the password (leaderboard/login_throttle.py)
+LOGIN_FAILURES_PER_ADDRESS = env_int("KGB_LOGIN_FAILURES_PER_ADDRESS", 20, minimum=1)
+LOGIN_FAILURES_PER_USERNAME = env_int("KGB_LOGIN_FAILURES_PER_USERNAME", 5, minimum=1)
+LOGIN_FAILURE_WINDOW_S = env_int("KGB_LOGIN_FAILURE_WINDOW_S", 900, minimum=1)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

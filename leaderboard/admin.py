@@ -3,8 +3,11 @@ from django.contrib import admin, messages
 from django.shortcuts import redirect, render
 from django.urls import path
 
+from leaderboard.login_throttle import ThrottledAdminAuthenticationForm
 from leaderboard.models import Attempt, LeaderboardEntry, LLMModel, ReportedResult, Scaffold, Submission
 from leaderboard.services import import_reported
+
+admin.site.login_form = ThrottledAdminAuthenticationForm  # /admin/login/ counts failures like the site's login
 
 
 @admin.register(LLMModel)

@@ -9,8 +9,9 @@ import io
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -25,6 +26,7 @@ from rest_framework.authtoken.models import Token
 from evaluator.models import Chip, Evaluation
 from leaderboard import charts, selectors, services
 from leaderboard.forms import LeaderboardFilterForm, SignUpForm, SubmissionUploadForm
+from leaderboard.login_throttle import THROTTLED, ThrottledAuthenticationForm
 from leaderboard.models import Attempt, LeaderboardEntry, Submission
 from leaderboard.throttles import submission_throttle_allows
 from leaderboard.upload import UploadInvalid
@@ -478,6 +480,18 @@ def signup(request: HttpRequest) -> HttpResponse:
         messages.success(request, "Welcome! Your account is ready; create an API token below to submit from the CLI.")
         return redirect("account")
     return render(request, "registration/signup.html", {"form": form})
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login page with failed logins throttled: a refused try is a 429 with the form's message."""
+
+    form_class = ThrottledAuthenticationForm
+
+    def form_invalid(self, form: ThrottledAuthenticationForm) -> HttpResponse:
+        response = super().form_invalid(form)
+        if form.has_error(NON_FIELD_ERRORS, code=THROTTLED):
+            response.status_code = 429
+        return response
 
 
 @login_required

@@ -267,11 +267,21 @@ def _store(*, uploader, upload: ValidatedUpload) -> Submission:
     return submission
 
 
+@transaction.atomic
 def delete_submission(*, submission: Submission, user) -> None:
-    """Owners delete their own submissions (staff any); the summary rows go with them (cascade)."""
+    """Owners delete their own submissions (staff any). One transaction: the submission, its attempts
+    (the solution sources), their jobs with the jobs' events, the evaluations and the leaderboard
+    rows all go (cascade), or after any failure all stay. The jobs are locked first, as recording a
+    result locks its job: a result recorded just before goes with its job, one just after finds the
+    job gone, and none can leave an evaluation behind."""
     if not (user.is_staff or submission.uploader_id == user.pk):
         raise PermissionError("only the uploader can delete a submission")
-    EvaluationJob.objects.filter(attempt__submission=submission, state=JobState.QUEUED).update(state=JobState.CANCELLED)
+    list(
+        EvaluationJob.objects.select_for_update(of=("self",))
+        .filter(attempt__submission=submission)
+        .order_by("pk")  # one order for every locker: two deletes of one submission cannot deadlock
+        .values_list("pk", flat=True)
+    )
     submission.delete()
 
 

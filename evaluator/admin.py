@@ -131,16 +131,36 @@ class JobEventInline(admin.TabularInline):
     readonly_fields = ("from_state", "to_state", "runner", "user", "detail", "at")
     can_delete = False
 
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False  # events are written by evaluator.services as the job changes
+
 
 @admin.register(EvaluationJob)
 class EvaluationJobAdmin(admin.ModelAdmin):
     list_display = ("id", "attempt", "chip", "tier", "state", "runner", "deliveries", "queued_at", "finished_at")
     list_filter = ("chip", "state", "tier")
-    raw_id_fields = ("attempt", "runner")
-    # the state and its bookkeeping change only through evaluator.services, which logs a JobEvent
-    readonly_fields = ("secret_seed", "state", "deliveries", "started_at", "finished_at")
+    # a job changes only through evaluator.services, which logs a JobEvent; the admin can cancel
+    readonly_fields = (
+        "attempt",
+        "chip",
+        "tier",
+        "state",
+        "runner",
+        "secret_seed",
+        "timeout_s",
+        "deliveries",
+        "queued_at",
+        "started_at",
+        "finished_at",
+        "error",
+    )
     inlines = [JobEventInline]
     actions = ["cancel_jobs"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # jobs are created by services.create_jobs (queue cap, JobEvent, dispatch to the chip's queue);
+        # one added here would skip all three
+        return False
 
     @admin.action(description="Cancel (queued or running jobs; a late result is then refused)", permissions=["change"])
     def cancel_jobs(self, request: HttpRequest, queryset) -> None:
@@ -156,15 +176,27 @@ class EvaluationAdmin(admin.ModelAdmin):
     raw_id_fields = ("job", "attempt", "runner")
 
 
+class AuditLogAdmin(admin.ModelAdmin):
+    """An audit log is read, never written, in the admin: its rows come from evaluator.services."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
 @admin.register(JobEvent)
-class JobEventAdmin(admin.ModelAdmin):
+class JobEventAdmin(AuditLogAdmin):
+    # deletable: deleting a submission (or a job) takes its events with it
     list_display = ("job", "from_state", "to_state", "runner", "user", "at")
     list_filter = ("to_state",)
-    raw_id_fields = ("job", "runner", "user")
 
 
 @admin.register(RunnerAuditEvent)
-class RunnerAuditEventAdmin(admin.ModelAdmin):
+class RunnerAuditEventAdmin(AuditLogAdmin):
     list_display = ("runner", "action", "user", "at")
     list_filter = ("action",)
-    raw_id_fields = ("runner", "user")
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False  # runners are never deleted, so neither is their trail

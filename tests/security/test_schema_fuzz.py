@@ -7,6 +7,8 @@ on few operations.) schemathesis is pinned in requirements-dev.txt; without it t
 from __future__ import annotations
 
 import pytest
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
@@ -29,7 +31,22 @@ def response_checks() -> list:
 
 
 @pytest.fixture
-def api_world(world, settings, monkeypatch):
+def test_connection_kept_open():
+    """schemathesis calls the WSGI app itself, not through django.test.Client, so Django's
+    request_started/request_finished handlers run close_old_connections, which closes a connection
+    whose autocommit is off, as it is inside the test's transaction. SQLite's in-memory test
+    database ignores close(); PostgreSQL's connection really closes ("the connection is closed").
+    Disconnect the handlers for the test, as django.test.Client does around each request."""
+    signals = (request_started, request_finished)
+    for signal in signals:
+        signal.disconnect(close_old_connections)
+    yield
+    for signal in signals:
+        signal.connect(close_old_connections)
+
+
+@pytest.fixture
+def api_world(world, settings, monkeypatch, test_connection_kept_open):
     throttle_rates(
         settings, monkeypatch, anon="100000/min", user="100000/min", runner="100000/min", submissions="100000/hour"
     )

@@ -185,9 +185,9 @@ def main() -> None:
         (out / "cli.json").write_text(json.dumps(cli, indent=1))
         steps.append("cli")
     for name, cmd, limit in [
-        ("stability", [py, "bench/harness_stability.py", "--budget", "0.5", "--out", str(out / "stability.json")], 110),
-        ("accuracy", [py, "bench/harness_accuracy.py", "--ncu", "--out", str(out / "accuracy.json")], 110),
-        ("overhead", [py, "bench/harness_overhead.py", "--attempts", "8", "--out", str(out / "overhead.json")], 45),
+        ("stability", [py, "bench/harness_stability.py", "--budget", "0.5", "--out", str(out / "stability.json")], 200),
+        ("accuracy", [py, "bench/harness_accuracy.py", "--ncu", "--out", str(out / "accuracy.json")], 240),
+        ("overhead", [py, "bench/harness_overhead.py", "--attempts", "8", "--out", str(out / "overhead.json")], 90),
     ]:
         if name in skip:
             continue

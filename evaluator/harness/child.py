@@ -440,6 +440,7 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
 
     device = backend.device_type
     kind = msg.get("type")
+    wire.set_outputs_by_ipc(msg.get("outputs_by_ipc") is True)
     if kind == "bye":
         return False
     if kind == "time":

@@ -9,10 +9,13 @@ candidate ran itself ("trace"), Triton launches ("launch"), a replay with launch
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
+import os
 import secrets
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -163,11 +166,35 @@ class Attempt:
         if not secret_seed:
             self.result["seed"] = self.base_seed
         self.device = backend.device_type
-        self.profile = {"acquire_s": 0.0, "load_s": 0.0, "candidate_calls_s": 0.0, "timed_s": 0.0}
+        # device outputs come back as IPC handles where the backend shares memory that way;
+        # KGB_OUTPUTS_BY_IPC=0 sends them by value (the slower path every device supports)
+        self.outputs_by_ipc = backend.share_tensors_by_ipc() and os.environ.get("KGB_OUTPUTS_BY_IPC", "1") != "0"
+        # where the attempt's wall time went (trusted-side phases next to the candidate's own calls),
+        # so a slow attempt can be explained from its result alone
+        self.profile = {
+            "acquire_s": 0.0,
+            "load_s": 0.0,
+            "inputs_s": 0.0,
+            "reference_s": 0.0,
+            "exchange_s": 0.0,
+            "candidate_calls_s": 0.0,
+            "judge_s": 0.0,
+            "ghost_s": 0.0,
+            "timing_s": 0.0,
+            "timed_s": 0.0,
+        }
         self.child: Child | None = None
         self.deadline = 0.0
 
     # ---- helpers -----------------------------------------------------------
+    @contextlib.contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.profile[name] += time.monotonic() - started
+
     def finish(self, verdict: str, reason: str) -> dict[str, Any]:
         self.result["verdict"] = verdict
         self.result["reason"] = reason
@@ -191,7 +218,15 @@ class Attempt:
 
     def call(self, kind: str, inputs: dict[str, Any], ref: Any, *, trace: bool = True) -> dict[str, Any]:
         assert self.child is not None
-        self.child.send({"type": kind, "inputs": inputs, "poison": output_nbytes(ref), "trace": trace})
+        self.child.send(
+            {
+                "type": kind,
+                "inputs": inputs,
+                "poison": output_nbytes(ref),
+                "trace": trace,
+                "outputs_by_ipc": self.outputs_by_ipc,
+            }
+        )
         return self.child.receive(self.deadline)
 
     def inputs_after(self, reply: dict[str, Any], sent: dict[str, Any]) -> dict[str, torch.Tensor]:
@@ -287,7 +322,8 @@ class Attempt:
         failed, ghost_case = checked
 
         if not self.result["findings"] and failed == 0 and ghost_case is not None and self._ghost_applies():
-            self._ghost(*ghost_case, draw=draws)
+            with self.phase("ghost_s"):
+                self._ghost(*ghost_case, draw=draws)
         if self.result["findings"]:
             first = self.result["findings"][0]
             return self.finish("cheat_detected", f"{first['layer']}: {first['detail']}")
@@ -319,7 +355,8 @@ class Attempt:
                         "incorrect",
                         f"{checked[0]} of {len(timed_cases)} perf cases failed; {bad['params']}: {bad['reason']}",
                     )
-            verdict = timing.time_attempt(self, timed_cases, first_entry=first_entry)
+            with self.phase("timing_s"):
+                verdict = timing.time_attempt(self, timed_cases, first_entry=first_entry)
             if verdict is not None:
                 return verdict
         return self.finish("correct", f"all {len(cases)} cases passed ({draws} input draw(s) each)")
@@ -375,11 +412,29 @@ class Attempt:
         )
 
     def _check_once(self, index: int, case: dict[str, Any], draw: int, entry: dict[str, Any]) -> dict[str, Any] | None:
-        inputs = self.make_inputs(case, index, draw)
-        pristine = clone_exact(inputs)
-        ref, ref_inputs = self.reference(inputs)
-        sent = clone_exact(inputs)
-        reply = self.call("call", sent, ref)
+        with self.phase("inputs_s"):
+            inputs = self.make_inputs(case, index, draw)
+            pristine = clone_exact(inputs)
+        with self.phase("reference_s"):
+            ref, ref_inputs = self.reference(inputs)
+        with self.phase("exchange_s"):
+            sent = clone_exact(inputs)
+            reply = self.call("call", sent, ref)
+        with self.phase("judge_s"):
+            return self._judge(index, case, entry, inputs, pristine, ref, ref_inputs, sent, reply)
+
+    def _judge(
+        self,
+        index: int,
+        case: dict[str, Any],
+        entry: dict[str, Any],
+        inputs: dict[str, Any],
+        pristine: dict[str, Any],
+        ref: Any,
+        ref_inputs: dict[str, Any],
+        sent: dict[str, Any],
+        reply: dict[str, Any],
+    ) -> dict[str, Any] | None:
         if reply.get("type") == "error":
             kind = "compile_error" if reply.get("kind") == "compile_error" else "runtime_error"
             entry.update(passed=False, reason=str(reply.get("message", ""))[:500])

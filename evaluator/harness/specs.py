@@ -26,6 +26,8 @@ def resolve(operator: str | OperatorSpec) -> tuple[OperatorSpec, Locator]:
 
 def _locate(spec: OperatorSpec) -> Locator:
     for name, module in list(sys.modules.items()):
+        if name in ("__main__", "__mp_main__"):  # a script that imported SPECS: the child cannot import it back
+            continue
         specs = getattr(module, "SPECS", None)
         if isinstance(specs, (list, tuple)) and any(s is spec for s in specs):
             if name.startswith("operators.catalog."):

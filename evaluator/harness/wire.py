@@ -7,14 +7,16 @@ writes; host tensors travel by value.
 Child -> parent: the child is hostile, so nothing it sends may run code when read. Its messages
 are pickles of plain containers (dict, list, tuple, str, bytes, numbers, None) read by an
 unpickler that refuses every global except `complex`; tensors travel as `TensorBlob` dicts of raw
-bytes plus dtype/shape/stride metadata, rebuilt by the parent into plain `torch.Tensor`s, so a
-subclass, a lazy tensor or a pointer into the parent's memory cannot cross.
+bytes plus dtype/shape/stride metadata (or, on IPC devices, the storage's validated IPC handle,
+copied on the device at once), rebuilt by the parent into plain `torch.Tensor`s, so a subclass, a
+lazy tensor or a pointer into the parent's memory cannot cross.
 """
 
 from __future__ import annotations
 
 import io
 import pickle
+import re
 from typing import Any
 
 import torch
@@ -97,6 +99,10 @@ def encode_tensor(t: torch.Tensor) -> dict[str, Any]:
         }
     plain = t.detach()
     storage = plain.untyped_storage()
+    if _outputs_by_ipc and device_type != "cpu" and storage.nbytes():
+        blob = _ipc_blob(plain, storage)
+        if blob is not None:
+            return blob
     # copy the whole storage to the host so strides and offset are checked against the real buffer
     host = torch.empty(storage.nbytes(), dtype=torch.uint8)
     if storage.nbytes():
@@ -113,6 +119,85 @@ def encode_tensor(t: torch.Tensor) -> dict[str, Any]:
         "offset": plain.storage_offset(),
         "data": host.numpy().tobytes() if storage.nbytes() else b"",
     }
+
+
+# ---- device outputs by IPC handle ----
+# Copying a large device output through the host and a pipe costs seconds per call (a 512 MB output:
+# GPU->host copy, bytes, pickle, pipe, unpickle, host->GPU); on devices that share memory by IPC the
+# child sends the storage's handle instead and the parent copies the tensor on the device. The
+# handle is plain data (bytes and numbers), validated before it is opened; a storage the child
+# received from the parent (an in-place output) cannot be re-shared by torch and goes by value.
+
+_outputs_by_ipc = False
+_IPC_REF_COUNTER = re.compile(rb"/torch_[0-9]+_[0-9]+_[0-9]+")
+_IPC_HANDLE_MAX_BYTES = 256
+
+
+def set_outputs_by_ipc(enabled: bool) -> None:
+    """Child side: whether this request's device outputs go back as IPC handles."""
+    global _outputs_by_ipc
+    _outputs_by_ipc = enabled
+
+
+def _ipc_blob(plain: torch.Tensor, storage: torch.UntypedStorage) -> dict[str, Any] | None:
+    try:
+        device, handle, size, offset_bytes, ref_counter, ref_counter_offset, event, event_sync = storage._share_cuda_()
+    except Exception:  # received from the parent, or not shareable: send it by value
+        return None
+    return {
+        "__tensor__": True,
+        "exact_type": True,
+        "type": "torch.Tensor",
+        "layout": "strided",
+        "device_type": plain.device.type,
+        "dtype": _DTYPE_NAMES.get(plain.dtype, str(plain.dtype)),
+        "shape": list(plain.shape),
+        "stride": list(plain.stride()),
+        "offset": plain.storage_offset(),
+        "ipc": {
+            "device": device,
+            "handle": handle,
+            "size": size,
+            "offset_bytes": offset_bytes,
+            "ref_counter": ref_counter,
+            "ref_counter_offset": ref_counter_offset,
+            "event": event,
+            "event_sync": event_sync,
+        },
+    }
+
+
+def _open_ipc(ipc: Any, device: str) -> tuple[torch.UntypedStorage, int]:
+    """Parent side: open a storage the child shared, after checking every field is plain and sane."""
+    if type(ipc) is not dict:
+        raise MalformedOutput("IPC output description is malformed")
+    dev, handle, size, offset_bytes = ipc.get("device"), ipc.get("handle"), ipc.get("size"), ipc.get("offset_bytes")
+    ref_counter, ref_counter_offset = ipc.get("ref_counter"), ipc.get("ref_counter_offset")
+    event, event_sync = ipc.get("event"), ipc.get("event_sync")
+    if not (
+        type(dev) is int
+        and type(handle) is bytes
+        and 0 < len(handle) <= _IPC_HANDLE_MAX_BYTES
+        and type(size) is int
+        and size > 0
+        and type(offset_bytes) is int
+        and offset_bytes >= 0
+        and type(ref_counter) is bytes
+        and _IPC_REF_COUNTER.fullmatch(ref_counter)
+        and type(ref_counter_offset) is int
+        and ref_counter_offset >= 0
+        and (event is None or (type(event) is bytes and len(event) <= _IPC_HANDLE_MAX_BYTES))
+        and type(event_sync) is bool
+        and dev == getattr(torch, device).current_device()
+    ):
+        raise MalformedOutput("IPC output description is malformed")
+    try:
+        storage = torch.UntypedStorage._new_shared_cuda(
+            dev, handle, size, offset_bytes, ref_counter, ref_counter_offset, event, event_sync
+        )
+    except Exception as exc:
+        raise MalformedOutput(f"the output's IPC handle could not be opened: {type(exc).__name__}") from None
+    return storage, size
 
 
 # ---- parent side: rebuild plain tensors from what the child sent ----
@@ -181,12 +266,13 @@ def decode_tensor(blob: dict[str, Any], device: str) -> Any:
     if dtype is None:
         return RejectedTensor(f"output dtype {blob.get('dtype')} is not supported")
     shape, stride, offset, data = blob.get("shape"), blob.get("stride"), blob.get("offset"), blob.get("data")
+    by_ipc = "ipc" in blob and device != "cpu"
     if not (
         type(shape) is list
         and type(stride) is list
         and len(shape) == len(stride)
         and type(offset) is int
-        and type(data) is bytes
+        and (by_ipc or type(data) is bytes)
         and all(type(x) is int and x >= 0 for x in shape + stride)
         and offset >= 0
     ):
@@ -195,12 +281,21 @@ def decode_tensor(blob: dict[str, Any], device: str) -> Any:
     numel = 1
     for s in shape:
         numel *= s
-    if numel and (offset + sum((sz - 1) * st for sz, st in zip(shape, stride, strict=False)) + 1) * itemsize > len(
-        data
+    storage, storage_bytes = _open_ipc(blob["ipc"], device) if by_ipc else (None, len(data))
+    if numel and (offset + sum((sz - 1) * st for sz, st in zip(shape, stride, strict=False)) + 1) * itemsize > (
+        storage_bytes
     ):
         raise MalformedOutput("tensor extends past its storage")
     if not is_dense(shape, stride) and numel > 1:
         return RejectedTensor(f"output with shape {shape} and strides {stride} is not dense")
+    if storage is not None:
+        shared = torch.empty(0, dtype=dtype, device=device).set_(storage, offset, shape, stride)
+        # a private copy on the device; wait for it before the shared mapping is released, so the
+        # child can neither change the output afterwards nor reuse the memory under the copy
+        owned = shared.clone(memory_format=torch.preserve_format)
+        getattr(torch, device).synchronize()
+        del shared, storage
+        return owned
     raw = torch.frombuffer(bytearray(data), dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
     usable = len(data) // itemsize * itemsize
     flat = raw[:usable].view(dtype) if usable else torch.empty(0, dtype=dtype)

@@ -25,7 +25,7 @@ from kombu import Connection
 from evaluator import services
 from evaluator.models import Evaluation, EvaluationJob, JobEvent, JobState, Runner
 from tests.evaluator.conftest import make_attempts
-from tests.evaluator.test_runner_agent import ROOT, write_no_django_sitecustomize
+from tests.evaluator.runner_helpers import ROOT, write_no_django_sitecustomize
 from tests.factories import ChipFactory, SubmissionFactory, UserFactory
 
 REDIS_URL = os.environ.get("KGB_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")

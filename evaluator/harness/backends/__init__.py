@@ -59,6 +59,9 @@ class Backend:
 
         torch.zeros(1, device=self.device_type)
         self.synchronize()
+        from evaluator.harness.backends.warmup import warm_up_compiler
+
+        warm_up_compiler(self.device_type)
 
     def synchronize(self) -> None:
         self.device_module().synchronize()

@@ -12,6 +12,21 @@ gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | tr '\n' ' ')
 nvidia-smi > "$work/harness/nvidia-smi.txt" 2>&1
 ls "$chunks"/*.json > "$work/order.txt"
 [ -f "$chunks/order.txt" ] && sed "s#^#$chunks/#" "$chunks/order.txt" > "$work/order.txt"
+# sanity first: a correct solution must come back correct with the default transport and limits,
+# else the bundle runs with outputs by value and no host-memory limit (both recorded in the log)
+sanity() {
+    CUDA_VISIBLE_DEVICES=0 timeout 120 python3 -m evaluator check --operator aten::add \
+        --solution operators/solutions/triton_reference/aten__add.py --tier perf --max-cases 2 "$@" --json \
+        > "$work/harness/sanity.json" 2>> "$work/harness/sanity.log"
+    python3 -c "import json,sys; r=json.load(open('$work/harness/sanity.json')); print('sanity', r['verdict'], r['reason'][:200], r.get('profile'), r['environment'].get('host_memory')); sys.exit(r['verdict'] != 'correct')"
+}
+CUDA_VISIBLE_DEVICES=0 timeout 60 python3 -m pytest -q -p no:cacheprovider tests/harness/test_units.py -k "wire" \
+    > "$work/harness/pytest_wire.txt" 2>&1; tail -1 "$work/harness/pytest_wire.txt"
+export KGB_BUNDLE_ARGS=""
+if ! sanity; then
+    export KGB_OUTPUTS_BY_IPC=0 KGB_BUNDLE_ARGS="--host-memory-gib 0"
+    sanity --host-memory-gib 0 || echo "sanity still failing: see sanity.log"
+fi
 other=$(echo $gpus | cut -s -d' ' -f2-)
 if [ -n "$other" ]; then
     bench/h200_gpu_lanes.sh "$work/order.txt" "$work/bundle" "$deadline" "$max_cases" "$budget" $other &

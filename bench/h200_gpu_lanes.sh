@@ -18,7 +18,7 @@ for gpu in "$@"; do
             start=$(date +%s)
             CUDA_VISIBLE_DEVICES=$gpu timeout -k 5 "$left" python3 -m evaluator bundle run "$chunk" \
                 --out "$out/results_$name.json" --device cuda --max-cases "$max_cases" \
-                --time-budget "$budget" 2>> "$out/gpu$gpu.log"
+                --time-budget "$budget" ${KGB_BUNDLE_ARGS:-} 2>> "$out/gpu$gpu.log"
             echo "gpu$gpu $name rc=$? $(( $(date +%s) - start )) s" | tee -a "$out/lanes.txt"
         done < "$order"
     ) &

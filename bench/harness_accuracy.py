@@ -110,19 +110,23 @@ def main() -> None:
     parser.add_argument("--out", default=None)
     parser.add_argument("--ncu", action="store_true")
     parser.add_argument("--ncu-target", action="store_true")
+    parser.add_argument("--flush", default="write,read", help="the harness's L2 flush modes to compare")
     args = parser.parse_args()
     if args.ncu_target:
         ncu_target(args.device)
         return
-    ours: dict[str, dict] = {}
-    with Harness(device=args.device) as harness:
-        for spec in SPECS:
-            result = harness.evaluate(spec, Path(SOLUTIONS[spec.id]).read_text(), tier="perf", timeout_s=600)
-            if result["verdict"] != "correct":
-                raise SystemExit(f"{spec.id}: {result['verdict']}: {result['reason']}\n{result['stderr_tail']}")
-            for case in result["cases"]:
-                ours[f"{spec.id} {case['params']}"] = case["timing"]
-        device_name = harness.environment["device_name"]
+    modes = args.flush.split(",")
+    ours_by_mode: dict[str, dict[str, dict]] = {}
+    for mode in modes:
+        ours = ours_by_mode[mode] = {}
+        with Harness(device=args.device, flush=mode) as harness:
+            for spec in SPECS:
+                result = harness.evaluate(spec, Path(SOLUTIONS[spec.id]).read_text(), tier="perf", timeout_s=600)
+                if result["verdict"] != "correct":
+                    raise SystemExit(f"{spec.id}: {result['verdict']}: {result['reason']}\n{result['stderr_tail']}")
+                for case in result["cases"]:
+                    ours[f"{spec.id} {case['params']}"] = case["timing"]
+            device_name = harness.environment["device_name"]
     do_bench: dict[str, float] = {}
     for spec in SPECS:
         module = load_solution(SOLUTIONS[spec.id])
@@ -141,26 +145,28 @@ def main() -> None:
     elif args.ncu:
         ncu_error = "ncu not found"
     rows = []
-    for label in case_labels():
-        t = ours[label]
-        ref = do_bench.get(label)
-        row = {
-            "case": label,
-            "method": t["method"],
-            "ours_us": t["candidate_median_us"],
-            "iqr_us": t["candidate_iqr_us"],
-            "samples": t["samples"],
-            "do_bench_median_us": ref,
-            "vs_do_bench_pct": (t["candidate_median_us"] / ref - 1) * 100 if ref else None,
-            "ncu_us": ncu.get(label),
-            "vs_ncu_pct": (t["candidate_median_us"] / ncu[label] - 1) * 100 if ncu.get(label) else None,
-        }
-        rows.append(row)
-        print(
-            f"{label:70s} {t['method']:10s} ours {row['ours_us']:9.2f}  do_bench {ref:9.2f} "
-            f"({row['vs_do_bench_pct']:+6.2f}%)  ncu {row['ncu_us'] or float('nan'):9.2f} "
-            f"({row['vs_ncu_pct'] if row['vs_ncu_pct'] is not None else float('nan'):+6.2f}%)"
-        )
+    for mode in modes:
+        for label in case_labels():
+            t = ours_by_mode[mode][label]
+            ref = do_bench.get(label)
+            row = {
+                "case": label,
+                "flush": mode,
+                "method": t["method"],
+                "ours_us": t["candidate_median_us"],
+                "iqr_us": t["candidate_iqr_us"],
+                "samples": t["samples"],
+                "do_bench_median_us": ref,
+                "vs_do_bench_pct": (t["candidate_median_us"] / ref - 1) * 100 if ref else None,
+                "ncu_us": ncu.get(label),
+                "vs_ncu_pct": (t["candidate_median_us"] / ncu[label] - 1) * 100 if ncu.get(label) else None,
+            }
+            rows.append(row)
+            print(
+                f"{mode:5s} {label:70s} {t['method']:10s} ours {row['ours_us']:9.2f}  do_bench {ref:9.2f} "
+                f"({row['vs_do_bench_pct']:+6.2f}%)  ncu {row['ncu_us'] or float('nan'):9.2f} "
+                f"({row['vs_ncu_pct'] if row['vs_ncu_pct'] is not None else float('nan'):+6.2f}%)"
+            )
     if ncu_error:
         print("ncu:", ncu_error)
     if args.out:

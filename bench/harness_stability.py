@@ -21,20 +21,28 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--budget", type=float, default=1.5, help="timing budget per case (s)")
     parser.add_argument("--out", default=None)
+    parser.add_argument("--flush", default="write", help="the harness's L2 flush mode")
     args = parser.parse_args()
     medians: dict[str, list[float]] = {}
     methods: dict[str, str] = {}
-    for _ in range(args.runs):
-        with Harness(device=args.device, time_budget_s=args.budget) as harness:  # fresh pool and processes per run
+    for run in range(args.runs):
+        # fresh pool and processes per run
+        with Harness(device=args.device, time_budget_s=args.budget, flush=args.flush) as harness:
             for spec in SPECS:
                 result = harness.evaluate(spec, Path(SOLUTIONS[spec.id]).read_text(), tier="perf", timeout_s=600)
                 if result["verdict"] != "correct":
                     raise SystemExit(f"{spec.id}: {result['verdict']}: {result['reason']}\n{result['stderr_tail']}")
+                print(f"  {spec.id}: {result['duration_s']} s {result['profile']}", flush=True)
                 for case in result["cases"]:
                     key = f"{spec.id} {case['params']}"
                     medians.setdefault(key, []).append(case["timing"]["candidate_median_us"])
                     methods[key] = case["timing"]["method"]
             device = harness.environment["device_name"]
+        print(f"run {run}: " + json.dumps({k: v[-1] for k, v in medians.items()}), flush=True)
+    report(medians, methods, device, args)
+
+
+def report(medians: dict[str, list[float]], methods: dict[str, str], device: str, args: argparse.Namespace) -> None:
     rows = []
     for key, values in medians.items():
         mean = statistics.fmean(values)
@@ -42,7 +50,9 @@ def main() -> None:
         rows.append({"case": key, "method": methods[key], "mean_us": mean, "cv_pct": cv, "medians_us": values})
         print(f"{key:70s} {methods[key]:10s} mean {mean:10.2f} µs  CV {cv:5.2f}%")
     if args.out:
-        Path(args.out).write_text(json.dumps({"device": device, "runs": args.runs, "rows": rows}, indent=1))
+        Path(args.out).write_text(
+            json.dumps({"device": device, "runs": args.runs, "flush": args.flush, "rows": rows}, indent=1)
+        )
 
 
 if __name__ == "__main__":

@@ -474,7 +474,7 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
         "launches": STATE.launches,
         "trace": list(STATE.trace),
         "elapsed_s": elapsed,
-        "output": wire.encode_value(out),
+        "output": wire.encode_value(out, aliases=wire.alias_table(inputs)),
     }
     if not backend.share_tensors_by_ipc():
         reply["inputs_after"] = {k: wire.encode_tensor(v) for k, v in _tensor_items(inputs).items()}

@@ -152,7 +152,9 @@ class Attempt:
         static_policy: bool = True,
         time_budget_s: float = 1.5,
         max_cases: int | None = None,
+        flush: str = "write",
     ) -> None:
+        self.flush = flush
         self.spec, self.locator, self.source, self.file_name = spec, locator, source, file_name
         self.max_cases = max_cases
         self.backend, self.pool, self.tier, self.timeout_s = backend, pool, tier, timeout_s
@@ -180,7 +182,11 @@ class Attempt:
             "candidate_calls_s": 0.0,
             "judge_s": 0.0,
             "ghost_s": 0.0,
-            "timing_s": 0.0,
+            "timing_s": 0.0,  # all of the timed tier, of which:
+            "timing_setup_s": 0.0,  # input sets, first reference, clones
+            "timing_child_s": 0.0,  # the candidate process timing itself (warm-up, compile, samples)
+            "timing_verify_s": 0.0,  # timed outputs checked, inputs unchanged
+            "timing_baseline_s": 0.0,  # the baseline timed under the same protocol
             "timed_s": 0.0,
         }
         self.child: Child | None = None
@@ -447,7 +453,7 @@ class Attempt:
             return self.finish(kind, f"case {index} {jsonable(case)}: {reply.get('message')}")
         if reply.get("type") != "result":
             return self.finish("runtime_error", "the candidate process answered out of protocol")
-        out = wire.decode_value(reply.get("output"), self.device)
+        out = wire.decode_value(reply.get("output"), self.device, tensor_items(sent))
         after = self.inputs_after(reply, sent)
         calls, launches, trace = reply.get("calls"), reply.get("launches"), reply.get("trace")
         elapsed = reply.get("elapsed_s")
@@ -487,9 +493,10 @@ class Attempt:
     def _ghost(self, index: int, case: dict[str, Any], *, draw: int) -> None:
         inputs = self.make_inputs(case, index, draw)
         ref, _ = self.reference(inputs)
-        reply = self.call("ghost", clone_exact(inputs), ref, trace=False)
+        sent = clone_exact(inputs)
+        reply = self.call("ghost", sent, ref, trace=False)
         if reply.get("type") != "result":
             return  # failing without Triton is what an honest solution does
-        out = wire.decode_value(reply.get("output"), self.device)
+        out = wire.decode_value(reply.get("output"), self.device, tensor_items(sent))
         if compare(self.spec, out, ref, case, inputs, self.backend.interpreter).passed:
             self.finding("ghost", f"case {index}: the output is still correct with every Triton launch switched off")

@@ -39,11 +39,13 @@ class Harness:
         time_budget_s: float = 1.5,
         max_cases: int | None = None,
         host_memory_limit_bytes: int | None = None,
+        flush: str = "write",
     ) -> None:
         """`static_policy=False` skips the AST layer; the adversarial tests use it to prove that the
         runtime layers stop each exploit on their own. `host_memory_limit_bytes` caps each candidate
         process (None: min(16 GiB, half the RAM); 0: no limit); how it is enforced is recorded in
-        `environment["host_memory"]`."""
+        `environment["host_memory"]`. `flush` is how L2 is emptied before each timed call (see
+        timing.Flusher), recorded in `environment["l2_flush"]`."""
         self.backend = backends.get_backend(device or backends.default_device_type())
         if not self.backend.available():
             raise HarnessError(f"device {self.backend.device_type!r} is not available on this machine")
@@ -58,6 +60,12 @@ class Harness:
         if max_cases is not None and max_cases < 1:
             raise HarnessError("max_cases must be at least 1")
         self.max_cases = max_cases  # None: every case of the tier
+        from evaluator.harness.timing import FLUSH_MODES
+
+        if flush not in FLUSH_MODES:
+            raise HarnessError(f"flush must be one of {', '.join(FLUSH_MODES)}")
+        self.flush = flush
+        self.environment["l2_flush"] = flush
         if host_memory_limit_bytes is None:
             host_memory_limit_bytes = default_host_memory_limit_bytes()
         if host_memory_limit_bytes < 0:
@@ -118,5 +126,6 @@ class Harness:
             static_policy=self.static_policy,
             time_budget_s=self.time_budget_s,
             max_cases=self.max_cases,
+            flush=self.flush,
         )
         return attempt.run()

@@ -50,6 +50,12 @@ def _fill_kernel(ptr, n, value, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def _read_kernel(ptr, sink, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(sink + tl.program_id(0), tl.sum(tl.load(ptr + offs, mask=offs < n, other=0), axis=0))
+
+
+@triton.jit
 def _copy_bytes_kernel(dst, src, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
@@ -63,16 +69,30 @@ def storage_bytes_view(t: torch.Tensor) -> torch.Tensor:
     return flat
 
 
-class Flusher:
-    """Evicts L2 with writes. In the candidate's process the harness launches its own Triton kernel
-    (no aten op, so a registered candidate for zero_/fill_ is never called by the flush); in the
-    trusted parent, where nothing is registered, plain torch fills do the same."""
+FLUSH_MODES = ("write", "read")
 
-    def __init__(self, backend: Any, device: str, l2_bytes: int, *, own_kernels: bool) -> None:
+
+class Flusher:
+    """Evicts L2 before each timed call. `write` fills a buffer twice the L2 size (as do_bench's
+    zero-fill does): the cache is left full of dirty lines the timed kernel then pays to write back.
+    `read` streams through the buffer instead: the cache is left full of clean lines, as Nsight
+    Compute's cache control leaves it. In the candidate's process the harness launches its own
+    Triton kernels (no aten op, so a registered candidate for fill_/sum is never called by the
+    flush); in the trusted parent, where nothing is registered, plain torch ops do the same."""
+
+    BLOCK = 8192
+
+    def __init__(self, backend: Any, device: str, l2_bytes: int, *, own_kernels: bool, mode: str = "write") -> None:
+        if mode not in FLUSH_MODES:
+            raise ValueError(f"flush mode must be one of {FLUSH_MODES}, not {mode!r}")
         self.backend = backend
         self.own_kernels = own_kernels
+        self.mode = mode
         nbytes = max(2 * l2_bytes, backend.flush_min_bytes)
         self.buffer = torch.empty(nbytes // 4, dtype=torch.int32, device=device)
+        if mode == "read":
+            self.buffer.zero_()
+        self.sink = torch.empty(triton.cdiv(self.buffer.numel(), self.BLOCK), dtype=torch.int32, device=device)
         self.counter = 0
 
     def flush(self) -> None:
@@ -81,8 +101,14 @@ class Flusher:
         n = self.buffer.numel()
         if not n:
             return
-        if self.own_kernels:
-            _fill_kernel[(triton.cdiv(n, 8192),)](self.buffer, n, self.counter, BLOCK=8192)
+        grid = (triton.cdiv(n, self.BLOCK),)
+        if self.mode == "read":
+            if self.own_kernels:
+                _read_kernel[grid](self.buffer, self.sink, n, BLOCK=self.BLOCK)
+            else:
+                torch.sum(self.buffer.view(-1, 1), dim=0, out=self.sink[:1].view(1))
+        elif self.own_kernels:
+            _fill_kernel[grid](self.buffer, n, self.counter, BLOCK=self.BLOCK)
         else:
             self.buffer.fill_(self.counter)
 
@@ -126,12 +152,13 @@ def measure(
     budget_s: float,
     method: str | None = None,
     own_kernels: bool = True,
+    flush: str = "write",
 ) -> dict[str, Any]:
     """Time `call(i)` (i = input set). Callers hold any dispatcher registration around the whole
     measurement: everything the harness does between calls (flush, restore, events) launches its
     own Triton kernels or calls the device runtime, never an aten op a candidate could intercept.
     Returns samples, method, warm-up seconds and the outputs kept for verification."""
-    flusher = Flusher(backend, device, l2_bytes, own_kernels=own_kernels)
+    flusher = Flusher(backend, device, l2_bytes, own_kernels=own_kernels, mode=flush)
     chooser = random.SystemRandom()
     started = time.perf_counter()
     with torch.no_grad():
@@ -338,10 +365,12 @@ def run_in_child(
                 l2_bytes=int(msg["l2_bytes"]),
                 restore_pairs=pairs,
                 budget_s=float(msg["budget_s"]),
+                flush=str(msg.get("flush", "write")),
             )
         backend.synchronize()
         kept = {
-            str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in measured["kept"].items()
+            str(i): {"set": which, "output": wire.encode_value(out, aliases=wire.alias_table(sets[which]))}
+            for i, (which, out) in measured["kept"].items()
         }
         measured.pop("graph", None)
     except BaseException as exc:  # the candidate failed while being timed
@@ -361,7 +390,7 @@ def run_in_child(
 
 # ---- the trusted side ---------------------------------------------------------------------------
 
-SETS_MAX = 64
+SETS_MAX = 16  # input sets rotated per timed case (each a fresh draw; more only costs setup)
 SETS_BYTES_MAX = 6 << 30
 
 
@@ -375,6 +404,12 @@ def _baseline(spec: Any, device_type: str) -> tuple[str, Callable[[dict[str, Any
     if vendor is not None:
         return "vendor", lambda inputs: spec.invoke(vendor, inputs)
     return ("torch" if spec.source == "aten" else "reference"), spec.run_reference
+
+
+def _lap(attempt: Any, phase: str, since: float) -> float:
+    now = time.monotonic()
+    attempt.profile[phase] = attempt.profile.get(phase, 0.0) + now - since
+    return now
 
 
 def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int = 0) -> dict[str, Any] | None:
@@ -391,6 +426,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
     speedups, sols, cand_medians, base_medians, iqrs, methods, total_samples = [], [], [], [], [], [], 0
     for index, case in enumerate(cases):
         entry = attempt.result["cases"][first_entry + index]
+        mark = time.monotonic()
         first = attempt.make_inputs(case, index, 100)
         ref0, ref_inputs0 = attempt.reference(first)
         set_bytes = sum(t.numel() * t.element_size() for t in tensor_items(first).values()) + sum(
@@ -400,15 +436,24 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
         n_sets = max(2, min(SETS_MAX, wanted, SETS_BYTES_MAX // max(1, set_bytes)))
         sets = [first] + [attempt.make_inputs(case, index, 100 + k) for k in range(1, n_sets)]
         # references only for the sets whose timed outputs come back to be verified (a handful of
-        # up to 64 sets): some references are slow Python, and the rest would be computed for nothing
+        # up to SETS_MAX sets): some references are slow Python, and the rest would be computed for nothing
         refs: dict[int, Any] = {0: ref0}
         sent = [clone_exact(s) for s in sets]
         remaining = attempt.deadline - time.monotonic()
         budget = max(0.2, min(attempt.time_budget_s, remaining / (4 * max(1, len(cases) - index))))
+        mark = _lap(attempt, "timing_setup_s", mark)
         attempt.child.send(
-            {"type": "time", "sets": sent, "l2_bytes": l2, "budget_s": budget, "outputs_by_ipc": attempt.outputs_by_ipc}
+            {
+                "type": "time",
+                "sets": sent,
+                "l2_bytes": l2,
+                "budget_s": budget,
+                "flush": attempt.flush,
+                "outputs_by_ipc": attempt.outputs_by_ipc,
+            }
         )
         reply = child.receive(attempt.deadline)
+        mark = _lap(attempt, "timing_child_s", mark)
         if reply.get("type") == "error":
             kind = "compile_error" if reply.get("kind") == "compile_error" else "runtime_error"
             return attempt.finish(kind, f"case {index} while timed: {reply.get('message')}")
@@ -434,7 +479,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
         for label in labels:
             item = kept[label]
             which = item["set"]
-            out = wire.decode_value(item.get("output"), backend.device_type)
+            out = wire.decode_value(item.get("output"), backend.device_type, tensor_items(sent[which]))
             if which not in refs:
                 refs[which] = attempt.reference(sets[which])[0]
             verdict = compare(spec, out, refs[which], case, sets[which], backend.interpreter)
@@ -462,6 +507,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
             warm_s if type(warm_s) is float and 0 <= warm_s < 1e6 else 0.0
         )
 
+        mark = _lap(attempt, "timing_verify_s", mark)
         base_sets = [clone_exact(s) for s in sets]
         pairs = restore_pairs_for(spec, base_sets)
 
@@ -478,7 +524,9 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
             budget_s=budget,
             method=method,
             own_kernels=False,
+            flush=attempt.flush,
         )
+        _lap(attempt, "timing_baseline_s", mark)
         base_stats = summarize(base["samples_us"])
         speedup = base_stats["median_us"] / cand["median_us"] if cand["median_us"] > 0 else None
         cost = spec.cost(case, first) if spec.cost is not None else None

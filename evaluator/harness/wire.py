@@ -60,7 +60,7 @@ def loads_from_child(data: bytes) -> Any:
 # ---- child side: encode values into plain containers ----
 
 
-def encode_value(value: Any, *, depth: int = 0) -> Any:
+def encode_value(value: Any, *, aliases: dict[int, str] | None = None, depth: int = 0) -> Any:
     """Turn a candidate output into plain containers; unknown objects become a marker the parent rejects."""
     if depth > 8:
         return {"__unsupported__": "nesting deeper than 8"}
@@ -71,15 +71,18 @@ def encode_value(value: Any, *, depth: int = 0) -> Any:
             else {"__unsupported__": f"subclass {type(value).__name__} of a Python scalar"}
         )
     if isinstance(value, torch.Tensor):
-        return encode_tensor(value)
+        return encode_tensor(value, aliases=aliases)
     if type(value) in (tuple, list):
-        return {"__seq__": type(value).__name__, "items": [encode_value(v, depth=depth + 1) for v in value]}
+        return {
+            "__seq__": type(value).__name__,
+            "items": [encode_value(v, aliases=aliases, depth=depth + 1) for v in value],
+        }
     if isinstance(value, torch.dtype):
         return {"__dtype__": _DTYPE_NAMES.get(value, str(value))}
     return {"__unsupported__": type(value).__name__}
 
 
-def encode_tensor(t: torch.Tensor) -> dict[str, Any]:
+def encode_tensor(t: torch.Tensor, *, aliases: dict[int, str] | None = None) -> dict[str, Any]:
     exact_type = type(t) is torch.Tensor
     device_type = t.device.type
     if not exact_type:
@@ -100,6 +103,9 @@ def encode_tensor(t: torch.Tensor) -> dict[str, Any]:
     plain = t.detach()
     storage = plain.untyped_storage()
     if _outputs_by_ipc and device_type != "cpu" and storage.nbytes():
+        alias = (aliases or {}).get(storage.data_ptr())
+        if alias is not None:  # written into an input the parent shares: it reads its own copy
+            return {**_metadata(plain), "alias": alias}
         blob = _ipc_blob(plain, storage)
         if blob is not None:
             return blob
@@ -139,11 +145,26 @@ def set_outputs_by_ipc(enabled: bool) -> None:
     _outputs_by_ipc = enabled
 
 
-def _ipc_blob(plain: torch.Tensor, storage: torch.UntypedStorage) -> dict[str, Any] | None:
-    try:
-        device, handle, size, offset_bytes, ref_counter, ref_counter_offset, event, event_sync = storage._share_cuda_()
-    except Exception:  # received from the parent, or not shareable: send it by value
-        return None
+def alias_table(inputs: Any) -> dict[int, str]:
+    """Child side: the request's shared device input storages by address, named by input path."""
+    table: dict[int, str] = {}
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, torch.Tensor):
+            if value.device.type != "cpu" and value.untyped_storage().nbytes():
+                table.setdefault(value.untyped_storage().data_ptr(), path)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{path}.{k}" if path else str(k))
+        elif isinstance(value, (list, tuple)):
+            for i, v in enumerate(value):
+                walk(v, f"{path}[{i}]")
+
+    walk(inputs, "")
+    return table
+
+
+def _metadata(plain: torch.Tensor) -> dict[str, Any]:
     return {
         "__tensor__": True,
         "exact_type": True,
@@ -154,6 +175,16 @@ def _ipc_blob(plain: torch.Tensor, storage: torch.UntypedStorage) -> dict[str, A
         "shape": list(plain.shape),
         "stride": list(plain.stride()),
         "offset": plain.storage_offset(),
+    }
+
+
+def _ipc_blob(plain: torch.Tensor, storage: torch.UntypedStorage) -> dict[str, Any] | None:
+    try:
+        device, handle, size, offset_bytes, ref_counter, ref_counter_offset, event, event_sync = storage._share_cuda_()
+    except Exception:  # received from the parent, or not shareable: send it by value
+        return None
+    return {
+        **_metadata(plain),
         "ipc": {
             "device": device,
             "handle": handle,
@@ -207,15 +238,17 @@ class MalformedOutput(ValueError):
     pass
 
 
-def decode_value(value: Any, device: str) -> Any:
+def decode_value(value: Any, device: str, aliases: dict[str, torch.Tensor] | None = None) -> Any:
+    """Rebuild a candidate output; `aliases` are the inputs (by path) the parent shared with the
+    child for this call, which an in-place output may name instead of sending its bytes."""
     if value is None or type(value) in (bool, int, float, complex, str):
         return value
     if type(value) is not dict:
         raise MalformedOutput(f"unexpected {type(value).__name__} in the candidate's reply")
     if value.get("__tensor__") is True:
-        return decode_tensor(value, device)
+        return decode_tensor(value, device, aliases)
     if "__seq__" in value:
-        items = [decode_value(v, device) for v in value["items"]]
+        items = [decode_value(v, device, aliases) for v in value["items"]]
         return tuple(items) if value["__seq__"] == "tuple" else items
     if "__dtype__" in value:
         return DTYPES.get(value["__dtype__"], value["__dtype__"])
@@ -255,7 +288,7 @@ def is_dense(shape: list[int], stride: list[int]) -> bool:
     return True
 
 
-def decode_tensor(blob: dict[str, Any], device: str) -> Any:
+def decode_tensor(blob: dict[str, Any], device: str, aliases: dict[str, torch.Tensor] | None = None) -> Any:
     if not blob.get("exact_type"):
         return RejectedTensor(f"output is a {blob.get('type')}, not a plain torch.Tensor")
     if blob.get("layout") != "strided":
@@ -267,12 +300,15 @@ def decode_tensor(blob: dict[str, Any], device: str) -> Any:
         return RejectedTensor(f"output dtype {blob.get('dtype')} is not supported")
     shape, stride, offset, data = blob.get("shape"), blob.get("stride"), blob.get("offset"), blob.get("data")
     by_ipc = "ipc" in blob and device != "cpu"
+    alias = blob.get("alias") if device != "cpu" else None
+    if alias is not None and not (type(alias) is str and isinstance((aliases or {}).get(alias), torch.Tensor)):
+        raise MalformedOutput("the output names an input that was not shared with the candidate")
     if not (
         type(shape) is list
         and type(stride) is list
         and len(shape) == len(stride)
         and type(offset) is int
-        and (by_ipc or type(data) is bytes)
+        and (by_ipc or alias is not None or type(data) is bytes)
         and all(type(x) is int and x >= 0 for x in shape + stride)
         and offset >= 0
     ):
@@ -281,7 +317,13 @@ def decode_tensor(blob: dict[str, Any], device: str) -> Any:
     numel = 1
     for s in shape:
         numel *= s
-    storage, storage_bytes = _open_ipc(blob["ipc"], device) if by_ipc else (None, len(data))
+    if alias is not None:
+        storage = aliases[alias].untyped_storage()
+        storage_bytes = storage.nbytes()
+    elif by_ipc:
+        storage, storage_bytes = _open_ipc(blob["ipc"], device)
+    else:
+        storage, storage_bytes = None, len(data)
     if numel and (offset + sum((sz - 1) * st for sz, st in zip(shape, stride, strict=False)) + 1) * itemsize > (
         storage_bytes
     ):

@@ -274,3 +274,11 @@ def test_wire_device_output_by_ipc_roundtrip():
     child.communicate(b"")
     expected = torch.arange(1 << 20, dtype=torch.float32, device="cuda").view(1024, 1024).t()
     assert torch.equal(back, expected) and back.stride() == expected.stride()
+
+
+def test_wire_refuses_an_alias_to_an_input_that_was_not_shared():
+    blob = {**wire.encode_tensor(torch.zeros(4)), "alias": "kv_cache"}
+    blob.pop("data")
+    blob["device_type"] = "cuda"
+    with pytest.raises(wire.MalformedOutput):
+        wire.decode_tensor(blob, "cuda", {"key": torch.zeros(4)})

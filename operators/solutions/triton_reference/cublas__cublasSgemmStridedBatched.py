@@ -74,6 +74,7 @@ _sgemm_tuned = triton.autotune(
         triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4),
     ],
     key=["m", "n", "k", "sam", "sbk", "READ_C"],
+    restore_value=["c_ptr"],  # tuning runs every config on the real C: undo each run (C is read when beta != 0)
 )(_sgemm_kernel)
 
 

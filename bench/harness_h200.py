@@ -185,8 +185,8 @@ def main() -> None:
         (out / "cli.json").write_text(json.dumps(cli, indent=1))
         steps.append("cli")
     for name, cmd, limit in [
-        ("stability", [py, "bench/harness_stability.py", "--budget", "0.5", "--out", str(out / "stability.json")], 200),
         ("accuracy", [py, "bench/harness_accuracy.py", "--ncu", "--out", str(out / "accuracy.json")], 240),
+        ("stability", [py, "bench/harness_stability.py", "--budget", "0.3", "--out", str(out / "stability.json")], 200),
         ("overhead", [py, "bench/harness_overhead.py", "--attempts", "8", "--out", str(out / "overhead.json")], 90),
     ]:
         if name in skip:

@@ -258,7 +258,9 @@ def _amin_inputs(case: dict[str, Any], rng: Rng) -> Inputs:
     call_dim = None if dim is None and not keepdim else (list(range(len(shape))) if dim is None else dim)
     inputs: Inputs = {"self": x, "dim": call_dim, "keepdim": keepdim, "overload": case["overload"]}
     if case["overload"] == "out":
-        ref_shape = aten_overload("amin")(torch.empty(shape, device="meta"), call_dim or [], keepdim).shape
+        # `call_dim or []` would turn dim=0 into [] (every dim) and size `out` for the full reduction
+        meta_dim = [] if call_dim is None else call_dim
+        ref_shape = aten_overload("amin")(torch.empty(shape, device="meta"), meta_dim, keepdim).shape
         inputs["out"] = empty(ref_shape, case["dtype"], x.device)
     return inputs
 

@@ -115,5 +115,7 @@ def amin(self, dim=(), keepdim=False):
 
 def amin_out(self, dim=(), keepdim=False, *, out):
     result = _reduce(self, list(dim) if not isinstance(dim, int) else [dim], keepdim, self.dtype)
+    if out.shape != result.shape:
+        out.resize_(result.shape)  # as ATen's resize_output: amin.out sizes `out` to the result
     out.copy_(result)
     return out

@@ -54,7 +54,7 @@ def cumsum(self, dim, *, dtype=None):
         acc = tl.float32
     else:
         acc = tl.int64
-    src = self.contiguous()
+    src = (self if dtype is None else self.to(dtype)).contiguous()
     if B == 1:
         block_b, block_r = 1, min(triton.next_power_of_2(R), 2048)
     else:

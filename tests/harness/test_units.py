@@ -282,3 +282,25 @@ def test_wire_refuses_an_alias_to_an_input_that_was_not_shared():
     blob["device_type"] = "cuda"
     with pytest.raises(wire.MalformedOutput):
         wire.decode_tensor(blob, "cuda", {"key": torch.zeros(4)})
+
+
+def test_aten_speed_baseline_is_the_builtin_op_not_the_correctness_reference():
+    """cumsum's correctness reference sums half precision in float32; its speed baseline must still
+    be torch's own kernel (a slower reference would inflate every speedup)."""
+    import dataclasses
+
+    from evaluator.harness.timing import _baseline
+    from operators import registry
+    from operators.spec import Rng
+
+    spec = registry.get("aten::cumsum")
+    assert spec.reference is not None
+
+    def refuse(inputs):
+        raise AssertionError("the correctness reference was timed as the baseline")
+
+    spec = dataclasses.replace(spec, reference=refuse)
+    kind, call = _baseline(spec, "cpu")
+    inputs = spec.make_inputs(spec.tier("smoke")[0], Rng(0, "cpu"))
+    assert kind == "torch"
+    assert torch.equal(call(inputs), spec.invoke(None, inputs))

@@ -39,13 +39,20 @@ def tolerances(dtype: torch.dtype, reduce_dim: int = 1, *, interpreter: bool = F
     return BASE_ATOL * max(1, int(reduce_dim)), rtol
 
 
-def _tensor_errors(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
-    o, r = out.detach(), ref.detach()
-    wide = torch.complex128 if o.is_complex() or r.is_complex() else torch.float64
+def widen(*tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The tensors in float64 (complex128 when any is complex) on the first one's device, so that a
+    comparison runs where the outputs live; all on the host when that device has no float64 (some
+    vendors' chips), the one case where a comparison moves whole tensors to the host."""
+    wide = torch.complex128 if any(t.is_complex() for t in tensors) else torch.float64
+    device = tensors[0].device
     try:
-        o, r = o.to(wide), r.to(wide)
-    except (RuntimeError, TypeError):  # a device without float64: measure on the host
-        o, r = o.to("cpu", wide), r.to("cpu", wide)
+        return tuple(t.detach().to(device, wide) for t in tensors)
+    except (RuntimeError, TypeError):
+        return tuple(t.detach().to("cpu", wide) for t in tensors)
+
+
+def _tensor_errors(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, float]:
+    o, r = widen(out, ref)
     finite = torch.isfinite(o) & torch.isfinite(r)
     if not bool(finite.any()):
         return 0.0, 0.0

@@ -272,8 +272,9 @@ def _compare_sort(out: Any, ref: Any, case: dict[str, Any], inputs: Inputs) -> C
     )
     if not bool(same.all()):
         return Comparison(False, reason="indices: input gathered at the indices differs from the returned values")
-    if inputs["stable"] and not torch.equal(indices.cpu(), ref[1].cpu()):
-        bad = int((indices.cpu() != ref[1].cpu()).sum())
+    ref_indices = ref[1].to(indices.device)
+    if inputs["stable"] and not torch.equal(indices, ref_indices):
+        bad = int((indices != ref_indices).sum())
         return Comparison(False, reason=f"indices: {bad} differ from the stable order (ties keep input order)")
     return values_cmp
 

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from operators.spec import Comparison, Cost, Inputs, OperatorSpec, Rng, dtype_of
-from operators.tolerance import compare_tensors
+from operators.tolerance import compare_tensors, widen
 
 TRANS_FLAGS = ("N", "T", "C")
 UPLO_FLAGS = ("U", "L")
@@ -146,8 +146,9 @@ def combine(
 
 
 def mask_like(buf: torch.Tensor) -> torch.Tensor:
-    """A False mask with the buffer's shape and strides, on the CPU, so the same views index it."""
-    return torch.zeros_like(buf, dtype=torch.bool, device="cpu")
+    """A False mask with the buffer's shape, strides and device, so the same views index it and it
+    selects elements where the buffer lives."""
+    return torch.zeros_like(buf, dtype=torch.bool)
 
 
 def mark_vector(mask: torch.Tensor, n: int, inc: int, offset: int = 0) -> None:
@@ -163,7 +164,7 @@ def mark_matrix(mask: torch.Tensor, rows: int, cols: int, ld: int, offset: int =
 def mark_triangle(mask: torch.Tensor, n: int, ld: int, uplo: str) -> None:
     if n > 0:
         view = matrix_view(mask, n, n, ld)
-        view.copy_(triangle_mask(n, uplo))
+        view.copy_(triangle_mask(n, uplo, mask.device))
 
 
 # ---------------------------------------------------------------------------- comparison
@@ -177,7 +178,8 @@ def compare_written(
         return Comparison(False, reason=f"{what}: expected a tensor, got {type(out).__name__}")
     if out.dtype != ref.dtype or tuple(out.shape) != tuple(ref.shape):
         return compare_tensors(out, ref, what=what)
-    o, r = out.detach().cpu(), ref.detach().cpu()
+    r = ref.detach()
+    o = out.detach().to(r.device)
     untouched = compare_tensors(o[~written], r[~written], exact=True, what=f"{what} (elements BLAS must not write)")
     if not untouched.passed:
         return untouched
@@ -226,6 +228,23 @@ def eps_of(dtype: torch.dtype) -> float:
     return float(torch.finfo(real).eps)
 
 
+def residual_bound(dtype: torch.dtype, n: int) -> float:
+    """The largest backward error a correct triangular solve of order n in `dtype` may show (RES40)."""
+    return 40 * eps_of(dtype) * max(1, n)
+
+
+def residual_errors(
+    x: torch.Tensor, x_ref: torch.Tensor, m: torch.Tensor, *, left: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(backward error, max |X - X_ref|) of each solution, reducing the last two dimensions, so a batch of
+    solves stacked along a leading dimension is judged in one pass; inputs in the work dtype."""
+    ax = m @ x if left else x @ m
+    b = m @ x_ref if left else x_ref @ m
+    num = (ax - b).abs().amax(dim=(-2, -1))
+    den = m.abs().sum(-1).amax(-1) * x.abs().amax(dim=(-2, -1)) + b.abs().amax(dim=(-2, -1))
+    return num / den.clamp_min(1e-300), (x - x_ref).abs().amax(dim=(-2, -1))
+
+
 def residual_check(
     solution: torch.Tensor,
     accurate: torch.Tensor,
@@ -238,22 +257,17 @@ def residual_check(
 ) -> Comparison:
     """Norm-wise backward error of a triangular solve (research/operators.md §1, RES40):
     ||M·X − M·X_ref|| / (||M||·||X|| + ||M·X_ref||) ≤ 40·eps·max(1, n), with M the operator op(A) (on the
-    left, or on the right when `left` is False), all in float64; X_ref is the float64 reference solution,
-    so M·X_ref reproduces the right-hand side; eps is that of `dtype`, the buffer's dtype."""
-    x = solution.detach().cpu().to(torch.complex128 if solution.is_complex() else torch.float64)
-    x_ref = accurate.detach().cpu().to(x.dtype)
-    m = matrix.detach().cpu().to(x.dtype)
+    left, or on the right when `left` is False), all in float64 on the solution's device; X_ref is the
+    float64 reference solution, so M·X_ref reproduces the right-hand side; eps is that of `dtype`, the
+    buffer's dtype."""
+    x, x_ref, m = widen(solution, accurate, matrix)
     if x.numel() == 0:
         return Comparison(True, 0.0, 0.0)
     if not bool(torch.isfinite(x).all()):
         return Comparison(False, reason=f"{what}: non-finite values in the solution")
-    ax = m @ x if left else x @ m
-    b = m @ x_ref if left else x_ref @ m
-    num = float((ax - b).abs().max())
-    den = float(m.abs().sum(-1).max()) * float(x.abs().max()) + float(b.abs().max())
-    err = num / max(den, 1e-300)
-    bound = 40 * eps_of(dtype) * max(1, n)
-    max_abs = float((x - x_ref).abs().max())
+    errors, differences = residual_errors(x, x_ref, m, left=left)
+    err, max_abs = torch.stack([errors, differences]).tolist()  # two scalars, one transfer
+    bound = residual_bound(dtype, n)
     if err <= bound:
         return Comparison(True, max_abs, err)
     return Comparison(False, max_abs, err, f"{what}: backward error {err:.3g} > {bound:.3g} (40·eps·n)")

@@ -26,6 +26,7 @@ import torch
 
 from operators.catalog.vllm13._signatures import SIGNATURES
 from operators.spec import Comparison, Cost, Inputs, OperatorSpec
+from operators.tolerance import widen
 
 FP8 = torch.float8_e4m3fn
 FP8_MAX = 448.0  # e4m3fn (OCP); vLLM's e4m3fnuz platforms use 240 and are out of scope here
@@ -85,8 +86,7 @@ def close(atol: float | Mapping[torch.dtype, float], rtol: float | Mapping[torch
             return Comparison(True, 0.0, 0.0)
         a = atol[ref.dtype] if isinstance(atol, Mapping) else atol
         r = rtol[ref.dtype] if isinstance(rtol, Mapping) else rtol
-        o64 = out.detach().cpu().to(torch.float64)
-        r64 = ref.detach().cpu().to(torch.float64)
+        r64, o64 = widen(ref, out)  # on the reference's device
         max_abs, max_rel = _errors(o64, r64)
         ok = torch.isclose(o64, r64, rtol=r, atol=a, equal_nan=True)
         if bool(ok.all()):
@@ -110,8 +110,8 @@ def exact(out: Any, ref: Any, what: str) -> Comparison:
     bad = _basic(out, ref, what)
     if bad is not None:
         return bad
-    o = out.detach().cpu()
-    r = ref.detach().cpu()
+    r = ref.detach()
+    o = out.detach().to(r.device)
     if o.dtype == FP8:
         o, r = o.view(torch.uint8), r.view(torch.uint8)
     same = (o == r) | (torch.isnan(o) & torch.isnan(r)) if o.is_floating_point() else o == r
@@ -128,7 +128,8 @@ def int_within(step: int) -> Checker:
         bad = _basic(out, ref, what)
         if bad is not None:
             return bad
-        diff = (out.detach().cpu().to(torch.int64) - ref.detach().cpu().to(torch.int64)).abs()
+        r = ref.detach()
+        diff = (out.detach().to(r.device, torch.int64) - r.to(torch.int64)).abs()
         worst = int(diff.max()) if diff.numel() else 0
         if worst <= step:
             return Comparison(True, float(worst), None)

@@ -62,17 +62,21 @@ def _segments_equal(
 ) -> Comparison:
     """sorted_token_ids may order tokens freely inside one expert's padded run (vLLM uses atomics):
     compare each block's multiset of ids, and everything past `total` exactly (the sentinel)."""
-    o = out_sorted.detach().cpu().long()
-    r = ref_sorted.detach().cpu().long()
+    device = ref_sorted.device
+    o = out_sorted.detach().to(device).long()
+    r = ref_sorted.detach().long()
     if o.shape != r.shape or out_sorted.dtype != ref_sorted.dtype:
         return Comparison(False, reason=f"{what}: shape/dtype {tuple(o.shape)}/{out_sorted.dtype} differs")
     if not torch.equal(o[total:], r[total:]):
         return Comparison(False, reason=f"{what}: entries past num_tokens_post_pad differ")
     blocks = total // block_size
-    owner = ref_experts.detach().cpu().long()[:blocks]
+    owner = ref_experts.detach().to(device).long()[:blocks]
     # one run = consecutive blocks of the same expert; sort ids inside each run
-    run_id = torch.cumsum(torch.cat([torch.ones(1, dtype=torch.long), (owner[1:] != owner[:-1]).long()]), 0)
-    run_of_slot = torch.repeat_interleave(run_id, block_size) if blocks else torch.zeros(0, dtype=torch.long)
+    first = torch.ones(1, dtype=torch.long, device=device)
+    run_id = torch.cumsum(torch.cat([first, (owner[1:] != owner[:-1]).long()]), 0)
+    run_of_slot = (
+        torch.repeat_interleave(run_id, block_size) if blocks else torch.zeros(0, dtype=torch.long, device=device)
+    )
     big = int(r[:total].max()) + 1 if total else 1
     if total and (int(o[:total].min()) < 0 or int(o[:total].max()) >= big):
         return Comparison(False, reason=f"{what}: ids out of range")
@@ -306,8 +310,9 @@ def _lora_compare(out: Any, ref: Any, case: Any, inputs: Any) -> Comparison:
     if not c.passed:
         return c
     bs, pad, blocks = inputs["block_size"], inputs["max_num_tokens_padded"], inputs["max_num_m_blocks"]
+    totals = ref[2].tolist()  # one padded total per LoRA slot: a handful of scalars
     for lora in range(inputs["max_loras"]):
-        total = int(ref[2][lora])
+        total = int(totals[lora])
         used = total // bs
         c = exact(
             out[1][lora * blocks : lora * blocks + used],

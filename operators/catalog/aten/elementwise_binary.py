@@ -28,7 +28,7 @@ from operators.catalog.aten.elementwise_support import (
     uniform,
 )
 from operators.catalog.common import FLOAT_DTYPES, PERF_TOKEN_HIDDEN, POINTWISE_SHAPES, SCALARS, product
-from operators.spec import Case, Inputs, OperatorSpec, Rng
+from operators.spec import Case, Cost, Inputs, OperatorSpec, Rng
 
 SHAPES_512 = [(2, 3), (128, 256), (512, 512)]
 UPSTREAM_DTYPES = ["float32", "float16", "bfloat16"]
@@ -560,6 +560,20 @@ def _masked_fill_invoke(impl: Any, inputs: Inputs) -> Any:
     return mutated(inputs["self"])
 
 
+def _masked_fill_cost(case: Case, inputs: Inputs) -> Cost:
+    """The mask (and a tensor value) read and the selected elements written. Elements outside the mask
+    keep their values, so self is neither read nor written there: counting all of self twice put the
+    floor 2.5x above a kernel that writes only the selected half."""
+    x, mask, value = inputs["self"], inputs["mask"], inputs["value"]
+    selected = int(torch.broadcast_to(mask, x.shape).sum())
+    value_bytes = value.numel() * value.element_size() if isinstance(value, torch.Tensor) else 0
+    return Cost(
+        flops=0.0,
+        bytes=float(mask.numel() * mask.element_size() + value_bytes + selected * x.element_size()),
+        dtype=str(x.dtype).removeprefix("torch."),
+    )
+
+
 def _masked_fill_spec() -> OperatorSpec:
     full = product(
         shape=POINTWISE_SHAPES,
@@ -604,8 +618,8 @@ def _masked_fill_spec() -> OperatorSpec:
         make_inputs=_masked_fill_inputs,
         cases={"smoke": smoke, "full": full, "edge": edge, "perf": perf},
         exact=True,
-        flops=0,
         mutates=("self",),
+        cost=_masked_fill_cost,
         notes="Write into `self` (possibly non-contiguous) and return it. masked_fill_.Tensor receives a 0-d tensor "
         "value (int64 or float32, on the device or the cpu) which is cast to self's dtype (1024 -> 1024.0, "
         "-inf, NaN and values beyond the dtype's range become what a cast gives: inf for fp16). The mask may "

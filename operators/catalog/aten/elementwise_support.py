@@ -29,7 +29,7 @@ from operators.catalog.common import (
     SMOKE_POINTWISE_SHAPES,
     elementwise_cost,
 )
-from operators.spec import Case, Inputs, OperatorSpec, Rng, dtype_of
+from operators.spec import Case, Cost, Inputs, OperatorSpec, Rng, dtype_of
 
 Draw = Callable[[Rng, Sequence[int], str], torch.Tensor]
 
@@ -219,8 +219,10 @@ def elementwise_spec(
     category: str = "elementwise",
     reference: Callable[[Inputs], Any] | None = None,
     constant_output_ok: str = "",
+    cost: Callable[[Case, Inputs], Cost] | None = None,
 ) -> OperatorSpec:
-    """One elementwise ATen spec: signature and entrypoints come from the overloads exercised."""
+    """One elementwise ATen spec: signature and entrypoints come from the overloads exercised; the cost is
+    elementwise_cost(flops) unless given."""
     return OperatorSpec(
         id=f"aten::{op}",
         category=category,
@@ -234,7 +236,7 @@ def elementwise_spec(
         reference=reference,
         exact=exact,
         mutates=tuple(mutates),
-        cost=elementwise_cost(flops),
+        cost=cost if cost is not None else elementwise_cost(flops),
         constant_output_ok=constant_output_ok,
         mc=True,
         notes=notes,

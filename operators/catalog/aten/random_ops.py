@@ -22,10 +22,18 @@ from typing import Any
 
 import torch
 
-from operators.catalog.aten.group_b_helpers import aten_overload, empty, io_cost, per_element, randn, schema_text
+from operators.catalog.aten.group_b_helpers import (
+    aten_overload,
+    dtype_name,
+    empty,
+    io_cost,
+    per_element,
+    randn,
+    schema_text,
+)
 from operators.catalog.common import product
-from operators.spec import Comparison, Inputs, OperatorSpec, Rng
-from operators.tolerance import compare_outputs
+from operators.spec import Comparison, Cost, Inputs, OperatorSpec, Rng
+from operators.tolerance import compare_outputs, widen
 
 K_SIGMA = 6.0
 MIN_STAT_N = 1000
@@ -37,11 +45,13 @@ SMOKE_SHAPES = [[64, 64], [33, 130]]  # big enough for the variance test, small 
 def moment_check(
     sample: torch.Tensor, mean: torch.Tensor, var: torch.Tensor, mu4: torch.Tensor, *, what: str = "output"
 ) -> Comparison:
-    """Statistical check of one sample against per-element moments (see the module docstring)."""
-    x = sample.detach().to("cpu", torch.float64).reshape(-1)
-    mu = mean.to("cpu", torch.float64).expand(sample.shape).reshape(-1)
-    s2 = var.to("cpu", torch.float64).expand(sample.shape).reshape(-1)
-    m4 = mu4.to("cpu", torch.float64).expand(sample.shape).reshape(-1)
+    """Statistical check of one sample against per-element moments (see the module docstring), reduced in
+    float64 on the sample's device: only the statistics reach the host."""
+    x, mu, s2, m4 = widen(sample, mean, var, mu4)
+    x = x.reshape(-1)
+    mu = mu.expand(sample.shape).reshape(-1)
+    s2 = s2.expand(sample.shape).reshape(-1)
+    m4 = m4.expand(sample.shape).reshape(-1)
     n = x.numel()
     if n == 0:
         return Comparison(True)
@@ -138,23 +148,36 @@ def _bernoulli_invoke(impl: Any, inputs: Inputs) -> Any:
     return inputs["out"]
 
 
-def _bernoulli_probabilities(inputs: Inputs) -> torch.Tensor:
+def _bernoulli_probabilities(inputs: Inputs, device: torch.device) -> torch.Tensor:
+    """Per-element probabilities in float64 on `device`, or one 0-d probability that broadcasts (float p)."""
     overload, p = inputs["overload"], inputs["p"]
     if overload in ("default", "out"):
-        return inputs["self"].double()
+        return inputs["self"].to(device, torch.float64)
     if overload in ("Tensor", "Tensor_out"):
-        return p.double()
-    return torch.full(inputs["self"].shape, 0.5 if p is None else float(p), dtype=torch.float64)
+        return p.to(device, torch.float64)
+    return torch.tensor(0.5 if p is None else float(p), dtype=torch.float64, device=device)
+
+
+def _bernoulli_cost(case: dict[str, Any], inputs: Inputs) -> Cost:
+    """The probabilities read (self for bernoulli/.out, the tensor p for .Tensor/.Tensor_out) and the
+    samples written once. With a float p nothing is read: self only gives shape and dtype, and counting
+    it doubled the floor of a kernel that only writes."""
+    x, overload = inputs["self"], inputs["overload"]
+    read = {"default": x, "out": x, "Tensor": inputs["p"], "Tensor_out": inputs["p"]}.get(overload)
+    read_bytes = read.numel() * read.element_size() if read is not None else 0
+    return Cost(
+        flops=1.0 * x.numel(), bytes=float(read_bytes + x.numel() * x.element_size()), dtype=dtype_name(x.dtype)
+    )
 
 
 def _bernoulli_compare(out: Any, ref: Any, case: dict[str, Any], inputs: Inputs) -> Comparison:
     bad = _shape_dtype(out, ref)
     if bad:
         return bad
-    x = out.detach().to("cpu", torch.float64)
+    (x,) = widen(out)
     if not bool(((x == 0) | (x == 1)).all()):
         return Comparison(False, reason="output: values other than 0 and 1")
-    p = _bernoulli_probabilities(inputs).cpu()
+    p = _bernoulli_probabilities(inputs, x.device)  # where float64 works: widen found it
     return moment_check(x, p, p * (1 - p), p * (1 - p) * (1 - 3 * p + 3 * p * p))
 
 
@@ -203,7 +226,7 @@ BERNOULLI = OperatorSpec(
     make_inputs=_bernoulli_inputs,
     compare=_bernoulli_compare,
     stochastic=True,
-    cost=io_cost(_bernoulli_invoke, per_element(1.0)),
+    cost=_bernoulli_cost,
     mutates=("out",),
     mc=True,
     fidelity="Statistical check (module docstring): values in {0, 1}, then mean/variance of the sample against "
@@ -240,10 +263,9 @@ def _poisson_compare(out: Any, ref: Any, case: dict[str, Any], inputs: Inputs) -
     bad = _shape_dtype(out, ref)
     if bad:
         return bad
-    x = out.detach().to("cpu", torch.float64)
+    x, lam = widen(out, inputs["self"])
     if not bool(torch.isfinite(x).all()) or not bool(((x >= 0) & (x == x.round())).all()):
         return Comparison(False, reason="output: values must be non-negative integers")
-    lam = inputs["self"].detach().to("cpu", torch.float64)
     return moment_check(x, lam, lam, lam * (1 + 3 * lam))
 
 
@@ -302,17 +324,23 @@ def _exponential_invoke(impl: Any, inputs: Inputs) -> Any:
     return inputs["self"]
 
 
+def _exponential_cost(case: dict[str, Any], inputs: Inputs) -> Cost:
+    """self written once; its previous values are not read (counting them doubled the floor)."""
+    x = inputs["self"]
+    return Cost(flops=2.0 * x.numel(), bytes=float(x.numel() * x.element_size()), dtype=dtype_name(x.dtype))
+
+
 def _exponential_compare(out: Any, ref: Any, case: dict[str, Any], inputs: Inputs) -> Comparison:
     bad = _shape_dtype(out, ref)
     if bad:
         return bad
     if out.stride() != ref.stride():
         return Comparison(False, reason="output: exponential_ must fill self in place (strides changed)")
-    x = out.detach().to("cpu", torch.float64)
+    (x,) = widen(out)
     if not bool(torch.isfinite(x).all()) or not bool((x >= 0).all()):
         return Comparison(False, reason="output: values must be finite and non-negative")
     lam = float(inputs["lambd"])
-    ones = torch.ones((), dtype=torch.float64)
+    ones = torch.ones((), dtype=torch.float64, device=x.device)
     return moment_check(x, ones / lam, ones / lam**2, 9 * ones / lam**4)
 
 
@@ -345,7 +373,7 @@ EXPONENTIAL_ = OperatorSpec(
     make_inputs=_exponential_inputs,
     compare=_exponential_compare,
     stochastic=True,
-    cost=io_cost(_exponential_invoke, per_element(2.0)),
+    cost=_exponential_cost,
     mutates=("self",),
     mc=True,
     fidelity="Statistical check (module docstring): finite, non-negative, mean 1/lambd and variance 1/lambd^2 "
@@ -399,6 +427,16 @@ def _rrelu_reference(inputs: Inputs) -> Any:
     return out.to(x.dtype), inputs["noise"]
 
 
+def _rrelu_cost(case: dict[str, Any], inputs: Inputs) -> Cost:
+    """self read and the output written; in training the noise written too (its previous values are never
+    read, and eval mode does not touch it)."""
+    x, noise = inputs["self"], inputs["noise"]
+    noise_bytes = noise.numel() * noise.element_size() if inputs["training"] else 0
+    return Cost(
+        flops=2.0 * x.numel(), bytes=float(2 * x.numel() * x.element_size() + noise_bytes), dtype=dtype_name(x.dtype)
+    )
+
+
 def _rrelu_compare(out: Any, ref: Any, case: dict[str, Any], inputs: Inputs) -> Comparison:
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         return Comparison(False, reason="expected (output, noise)")
@@ -406,13 +444,12 @@ def _rrelu_compare(out: Any, ref: Any, case: dict[str, Any], inputs: Inputs) -> 
     bad = _shape_dtype(result, ref[0]) or _shape_dtype(noise, ref[1], "noise")
     if bad:
         return bad
-    x = inputs["self"].detach().cpu()
+    x = inputs["self"]
     lower, upper = float(inputs["lower"]), float(inputs["upper"])
     if not inputs["training"]:
         # eval mode is deterministic: leaky_relu with slope (lower + upper) / 2; noise is not used
         return compare_outputs(result, ref[0])
-    noise64 = noise.detach().to("cpu", torch.float64)
-    x64 = x.double()
+    noise64, x64 = widen(noise, x)
     positive, negative = x64 > 0, x64 < 0
     if not bool((noise64[positive] == 1).all()):
         return Comparison(False, reason="noise: must be 1 where self > 0")
@@ -424,7 +461,7 @@ def _rrelu_compare(out: Any, ref: Any, case: dict[str, Any], inputs: Inputs) -> 
     if not consistent.passed:
         return consistent
     width = upper - lower
-    ones = torch.ones((), dtype=torch.float64)
+    ones = torch.ones((), dtype=torch.float64, device=noise64.device)
     stats = moment_check(
         noise64[negative],
         (lower + upper) / 2 * ones,
@@ -474,7 +511,7 @@ RRELU_WITH_NOISE = OperatorSpec(
     make_inputs=_rrelu_inputs,
     compare=_rrelu_compare,
     stochastic=True,
-    cost=io_cost(_rrelu_invoke, per_element(2.0)),
+    cost=_rrelu_cost,
     mutates=("noise", "out"),
     mc=True,
     fidelity="Training mode is checked statistically: noise is exactly 1 where self > 0, within [lower, upper] "

@@ -341,6 +341,23 @@ def _disjoint_mapping(rng: Rng, num_blocks: int, pairs: int, device: torch.devic
     return torch.stack([perm[:pairs], perm[pairs : 2 * pairs]], dim=1).to(torch.int64).to(device)
 
 
+def _block_copy_cost(*cache_lists: str) -> Callable[[dict[str, Any], dict[str, Any]], Cost]:
+    """Least traffic of whole-block copies: the mapping, and per mapped pair one block read and one block
+    written in every cache. Not the caches' capacity: blocks outside the mapping are not touched."""
+
+    def cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
+        mapping = inputs["block_mapping"]
+        caches = [cache for name in cache_lists for cache in inputs[name]]
+        block_bytes = sum(cache.numel() // cache.shape[0] * cache.element_size() for cache in caches)
+        return Cost(
+            flops=0.0,
+            bytes=float(mapping.numel() * mapping.element_size() + 2 * mapping.shape[0] * block_bytes),
+            dtype=str(caches[0].dtype).removeprefix("torch."),
+        )
+
+    return cost
+
+
 def _copy_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     num_blocks, heads, head_size, block_size, pairs = case["config"]
     layers, dtype = case.get("num_layers", 1), case.get("dtype", "float16")
@@ -394,7 +411,7 @@ COPY_BLOCKS = vllm_spec(
     returns=False,
     mutates=("key_caches", "value_caches"),
     checkers=(exact,),
-    cost=bytes_cost(),
+    cost=_block_copy_cost("key_caches", "value_caches"),
 )
 
 
@@ -442,7 +459,7 @@ COPY_BLOCKS_MLA = vllm_spec(
     returns=False,
     mutates=("kv_caches",),
     checkers=(exact,),
-    cost=bytes_cost(),
+    cost=_block_copy_cost("kv_caches"),
 )
 
 
@@ -452,6 +469,18 @@ COPY_BLOCKS_MLA = vllm_spec(
 def swap_blocks(src: torch.Tensor, dst: torch.Tensor, block_mapping: torch.Tensor) -> None:
     for s, d in block_mapping.tolist():
         dst[d].copy_(src[s])
+
+
+def _swap_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
+    """Per mapping row one block (src.stride(0) elements) read from src and written to dst; the mapping
+    lives on the host (vLLM requires it there), so it moves no device memory. Not the caches' capacity."""
+    src = inputs["src"]
+    block_bytes = src.stride(0) * src.element_size()
+    return Cost(
+        flops=0.0,
+        bytes=float(2 * inputs["block_mapping"].shape[0] * block_bytes),
+        dtype=str(src.dtype).removeprefix("torch."),
+    )
 
 
 def _swap_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
@@ -505,11 +534,18 @@ SWAP_BLOCKS = vllm_spec(
     returns=False,
     mutates=("dst",),
     checkers=(exact,),
-    cost=bytes_cost(),
+    cost=_swap_cost,
 )
 
 
 # ---------------------------------------------------------------- gathers
+
+
+def _table_entries(lengths: list[int], block_size: int, starts: list[int] | None = None) -> int:
+    """Block-table entries that sequences of these lengths use (a sequence starting at position s of
+    its blocks spans the blocks of positions s .. s + length - 1)."""
+    firsts = starts if starts is not None else [0] * len(lengths)
+    return sum((s + n - 1) // block_size - s // block_size + 1 for s, n in zip(firsts, lengths, strict=True) if n > 0)
 
 
 def _gather_rows(
@@ -551,6 +587,24 @@ def _seq_layout(
     lens = torch.full((batch,), cap) if full else rng.randint(1, cap + 1, (batch,)).cpu()
     cu = torch.cat([torch.zeros(1, dtype=torch.int64), torch.cumsum(lens.cpu(), 0)])
     return table.reshape(batch, blocks_per_seq).to(torch.int32), cu.to(torch.int32).to(rng.device)
+
+
+def _cp_gather_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
+    """Least traffic: per gathered token its cache entry read and its dst row written, the block-table
+    entries the sequences use, cu_seq_lens (and seq_starts). Not the cache's capacity: blocks no sequence
+    uses are not read. seq_starts shifts a sequence by whole blocks, so its blocks start at offset 0."""
+    src, dst, cu, batch = inputs["src_cache"], inputs["dst"], inputs["cu_seq_lens"], inputs["batch_size"]
+    bounds = cu[: batch + 1].tolist()
+    lengths = [bounds[b + 1] - bounds[b] for b in range(batch)]
+    starts = inputs["seq_starts"]
+    index_bytes = (batch + 1) * cu.element_size() + (batch * starts.element_size() if starts is not None else 0)
+    table_bytes = _table_entries(lengths, src.shape[1]) * inputs["block_table"].element_size()
+    entry_bytes = src[0, 0].numel() * (src.element_size() + dst.element_size())
+    return Cost(
+        flops=0.0,
+        bytes=float(sum(lengths) * entry_bytes + table_bytes + index_bytes),
+        dtype=str(src.dtype).removeprefix("torch."),
+    )
 
 
 def _cp_gather_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
@@ -605,7 +659,7 @@ CP_GATHER_CACHE = vllm_spec(
     returns=False,
     mutates=("dst",),
     checkers=(exact,),
-    cost=bytes_cost(),
+    cost=_cp_gather_cost,
 )
 
 
@@ -632,6 +686,28 @@ def gather_and_maybe_dequant_cache(
         dst[:num_tokens] = (entries.view(FP8).float() * scale.float().reshape(())).to(dst.dtype)
     else:
         dst[:num_tokens] = entries.to(dst.dtype)
+
+
+def _gather_dequant_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
+    """Least traffic: per token t < num_tokens its token_to_seq entry and cache entry read and its dst row
+    written, the block-table entries the sequences use, cu_seq_lens, seq_starts when given and the scale
+    when dequantising. Not the cache's capacity: blocks no sequence uses are not read."""
+    src, dst, cu, tokens = inputs["src_cache"], inputs["dst"], inputs["cu_seq_lens"], inputs["num_tokens"]
+    token_to_seq, starts = inputs["token_to_seq"], inputs["seq_starts"]
+    lengths = torch.bincount(token_to_seq[:tokens].long(), minlength=cu.numel() - 1).tolist()
+    first_positions = starts.tolist() if starts is not None else None
+    table_bytes = _table_entries(lengths, src.shape[1], first_positions) * inputs["block_table"].element_size()
+    index_bytes = tokens * token_to_seq.element_size() + cu.numel() * cu.element_size()
+    if starts is not None:
+        index_bytes += starts.numel() * starts.element_size()
+    if inputs["kv_cache_dtype"].startswith("fp8"):
+        index_bytes += inputs["scale"].element_size()
+    entry_bytes = src[0, 0].numel() * (src.element_size() + dst.element_size())
+    return Cost(
+        flops=0.0,
+        bytes=float(tokens * entry_bytes + table_bytes + index_bytes),
+        dtype=str(dst.dtype).removeprefix("torch."),
+    )
 
 
 def _gather_dequant_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
@@ -707,7 +783,7 @@ GATHER_AND_MAYBE_DEQUANT_CACHE = vllm_spec(
     returns=False,
     mutates=("dst",),
     checkers=(exact,),
-    cost=bytes_cost(),
+    cost=_gather_dequant_cost,
 )
 
 
@@ -728,6 +804,23 @@ def cp_gather_indexer_k_quant_cache(
     rows, blocks, offsets = _gather_rows(block_table, cu_seq_lens, batch, block_size, None)
     dst_k.view(torch.uint8)[rows] = values[blocks, offsets]
     dst_scale.view(torch.uint8).reshape(dst_scale.shape[0], -1)[rows] = scales[blocks, offsets]
+
+
+def _indexer_gather_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
+    """Least traffic: per gathered token its key bytes and scale bytes read from the cache (one cache row's
+    worth) and written to dst_k and dst_scale, the block-table entries the sequences use and cu_seq_lens.
+    Not the cache's capacity: blocks no sequence uses are not read."""
+    kv_cache, cu = inputs["kv_cache"], inputs["cu_seq_lens"]
+    bounds = cu.tolist()
+    lengths = [bounds[b + 1] - bounds[b] for b in range(len(bounds) - 1)]
+    table_bytes = _table_entries(lengths, kv_cache.shape[1]) * inputs["block_table"].element_size()
+    read = kv_cache.shape[2] * kv_cache.element_size()
+    written = sum(inputs[name].shape[1] * inputs[name].element_size() for name in ("dst_k", "dst_scale"))
+    return Cost(
+        flops=0.0,
+        bytes=float(sum(lengths) * (read + written) + table_bytes + cu.numel() * cu.element_size()),
+        dtype="uint8",
+    )
 
 
 def _indexer_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
@@ -795,7 +888,7 @@ CP_GATHER_INDEXER_K_QUANT_CACHE = vllm_spec(
     returns=False,
     mutates=("dst_k", "dst_scale"),
     checkers=(exact, exact),
-    cost=bytes_cost(),
+    cost=_indexer_gather_cost,
 )
 
 

@@ -29,6 +29,7 @@ from evaluator.serializers import (
     ResultOutput,
     validate_result,
 )
+from kgsite.client_address import client_address
 from kgsite.parsers import DepthSafeJSONParser
 
 
@@ -44,7 +45,7 @@ class FailedRunnerAuthThrottle(SimpleRateThrottle):
     scope = "anon"
 
     def get_cache_key(self, request: Request, view) -> str:
-        return self.cache_format % {"scope": "runner_auth_failures", "ident": self.get_ident(request)}
+        return self.cache_format % {"scope": "runner_auth_failures", "ident": client_address(request)}
 
     def over_limit(self, request: Request) -> bool:
         self.key = self.get_cache_key(request, None)

@@ -145,6 +145,9 @@ SECURE_HSTS_SECONDS = 0 if DEBUG else env_int("SECURE_HSTS_SECONDS", 31536000, m
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("KGB_BEHIND_PROXY", False) else None
+# reverse proxies in front of the site that append to X-Forwarded-For: per-address limits (DRF's
+# throttles and kgsite.client_address) believe that many entries from its right end; 0 means REMOTE_ADDR only
+KGB_TRUSTED_PROXIES = env_int("KGB_TRUSTED_PROXIES", 0, minimum=0)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
@@ -169,6 +172,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
+    "NUM_PROXIES": KGB_TRUSTED_PROXIES,
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",

@@ -15,14 +15,10 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
-from rest_framework.throttling import BaseThrottle
+
+from kgsite.client_address import client_address
 
 THROTTLED = "throttled"  # the ValidationError code of a refused try
-
-
-def client_address(request: HttpRequest | None) -> str:
-    """The same address the API's per-IP throttles use (REMOTE_ADDR, or X-Forwarded-For per NUM_PROXIES)."""
-    return BaseThrottle().get_ident(request) if request is not None else ""
 
 
 def _key(kind: str, value: str) -> str:
@@ -69,7 +65,7 @@ class ThrottledLoginMixin:
     cleaned_data: dict[str, Any]
 
     def clean(self) -> dict[str, Any]:
-        address = client_address(self.request)
+        address = client_address(self.request) if self.request is not None else ""
         username = self.cleaned_data.get("username") or ""
         if login_blocked(address, username):
             raise ValidationError(throttled_message(), code=THROTTLED)

@@ -6,6 +6,8 @@ from django.http import HttpRequest
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from kgsite.client_address import client_address
+
 
 class SubmissionRateThrottle(SimpleRateThrottle):
     """Per user (and per IP for anyone not logged in) over the "submissions" rate."""
@@ -18,7 +20,7 @@ class SubmissionRateThrottle(SimpleRateThrottle):
 
     def get_cache_key(self, request, view) -> str:
         user = getattr(request, "user", None)
-        ident = f"user-{user.pk}" if user is not None and user.is_authenticated else f"ip-{self.get_ident(request)}"
+        ident = f"user-{user.pk}" if user is not None and user.is_authenticated else f"ip-{client_address(request)}"
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
@@ -31,7 +33,7 @@ class SubmissionIpRateThrottle(SubmissionRateThrottle):
         return rates.get("submissions_ip") or rates.get(self.scope)
 
     def get_cache_key(self, request, view) -> str:
-        return self.cache_format % {"scope": "submissions_ip", "ident": self.get_ident(request)}
+        return self.cache_format % {"scope": "submissions_ip", "ident": client_address(request)}
 
 
 SUBMISSION_THROTTLES = (SubmissionRateThrottle, SubmissionIpRateThrottle)

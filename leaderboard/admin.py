@@ -1,11 +1,13 @@
 from django import forms
 from django.contrib import admin, messages
+from django.db import transaction
+from django.http import HttpRequest
 from django.shortcuts import redirect, render
 from django.urls import path
 
 from leaderboard.login_throttle import ThrottledAdminAuthenticationForm
 from leaderboard.models import Attempt, LeaderboardEntry, LLMModel, ReportedResult, Scaffold, Submission
-from leaderboard.services import import_reported
+from leaderboard.services import delete_submission, import_reported
 
 admin.site.login_form = ThrottledAdminAuthenticationForm  # /admin/login/ counts failures like the site's login
 
@@ -41,6 +43,23 @@ class SubmissionAdmin(admin.ModelAdmin):
     autocomplete_fields = ("model", "scaffold", "uploader")
     date_hierarchy = "created_at"
     inlines = [AttemptInline]
+
+    # deletes go through the service: one transaction that locks the jobs first (a result recorded
+    # meanwhile cannot leave an evaluation behind) and takes the leaderboard rows with the submission
+
+    def get_deleted_objects(self, objs, request: HttpRequest):
+        # the service deletes the submission's rows as one whole, including those (evaluations) the
+        # admin refuses to delete one by one
+        deleted_objects, model_count, _perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted_objects, model_count, set(), protected
+
+    def delete_model(self, request: HttpRequest, obj: Submission) -> None:
+        delete_submission(submission=obj, user=request.user)
+
+    def delete_queryset(self, request: HttpRequest, queryset) -> None:
+        with transaction.atomic():  # the bulk action deletes all the selected submissions or none
+            for submission in queryset.order_by("pk"):
+                delete_submission(submission=submission, user=request.user)
 
 
 @admin.register(Attempt)

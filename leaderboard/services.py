@@ -92,10 +92,35 @@ def refresh_leaderboard_entries(*, submission_id) -> int:
 
     Cheap (one submission: at most a few thousand evaluations) and idempotent, so it runs after every
     recorded result; the target chip always gets rows so a submission shows up while it is evaluated.
+
+    A submission deleted before or during the refresh leaves nothing to refresh (returns 0): the
+    refresh first locks the submission's jobs, as delete_submission does in the same order, so the
+    two run one after the other. Interleaved, the rows written here would point at a deleted
+    submission: an IntegrityError at commit, after the result that triggered the refresh was saved.
     """
-    submission = Submission.objects.filter(pk=submission_id).values("target_chip_id").first()
-    if submission is None:
-        return 0
+    with transaction.atomic():
+        _lock_jobs(submission_id)
+        submission = Submission.objects.filter(pk=submission_id).values("target_chip_id").first()
+        if submission is None:
+            return 0
+        entries = _entries(submission_id, submission["target_chip_id"])
+        LeaderboardEntry.objects.filter(submission_id=submission_id).delete()
+        LeaderboardEntry.objects.bulk_create(entries)
+        _update_status(submission_id)
+    return len(entries)
+
+
+def _lock_jobs(submission_id) -> None:
+    list(
+        EvaluationJob.objects.select_for_update(of=("self",))
+        .filter(attempt__submission_id=submission_id)
+        .order_by("pk")  # delete_submission's order: the two cannot deadlock
+        .values_list("pk", flat=True)
+    )
+
+
+def _entries(submission_id, target_chip_id) -> list[LeaderboardEntry]:
+    """The submission's LeaderboardEntry rows (unsaved), per chip and operator set."""
     operators = {
         op_id: (source, mc)
         for op_id, source, mc in Operator.objects.filter(attempts__submission_id=submission_id)
@@ -117,7 +142,7 @@ def refresh_leaderboard_entries(*, submission_id) -> int:
             bucket["wall_time_s"] += wall or 0.0
             attempted[op_set].add(op_id)
     outcomes = _outcomes_per_chip(submission_id)
-    chips = {chip_id for chip_id, _ in outcomes} | {submission["target_chip_id"]}
+    chips = {chip_id for chip_id, _ in outcomes} | {target_chip_id}
     entries = []
     for chip_id in chips:
         for op_set in attempted:
@@ -146,11 +171,7 @@ def refresh_leaderboard_entries(*, submission_id) -> int:
                     wall_time_s=bucket["wall_time_s"],
                 )
             )
-    with transaction.atomic():
-        LeaderboardEntry.objects.filter(submission_id=submission_id).delete()
-        LeaderboardEntry.objects.bulk_create(entries)
-    _update_status(submission_id)
-    return len(entries)
+    return entries
 
 
 def _update_status(submission_id) -> None:

@@ -145,3 +145,36 @@ def test_masked_fill_writes_only_the_selected_elements(value_kind: str) -> None:
     value_bytes = 8 if value_kind == "tensor" else 0  # a 0-d int64 tensor
     assert 0 < selected < 64 * 7 * 33
     assert cost == 7 + value_bytes + selected * 4
+
+
+@pytest.mark.parametrize(
+    ("training", "lower", "upper", "factor_bytes"),
+    [(True, 0.1, 0.3, 2), (False, 0.1, 0.3, 2), (True, 0.2, 0.2, 2)],  # equal bounds: eval's formula
+)
+def test_rrelu_with_noise_backward_reads_noise_or_self_not_both(
+    training: bool, lower: float, upper: float, factor_bytes: int
+) -> None:
+    case = {"shape": [64, 30], "dtype": "float16", "training": training, "lower": lower, "upper": upper}
+    cost, _ = _bytes("aten::rrelu_with_noise_backward", case)
+    assert cost == 64 * 30 * (2 + factor_bytes + 2)  # grad_output and noise (or self) read, grad_input written
+
+
+def test_reflection_pad1d_backward_does_not_read_self() -> None:
+    cost, _ = _bytes("aten::reflection_pad1d_backward", {"shape": [2, 4, 16], "dtype": "float16", "padding": [5, 5]})
+    assert cost == (2 * 4 * 26 + 2 * 4 * 16) * 2  # grad_output read, grad_input written; self is only a shape
+
+
+# ---------------------------------------------------------------- cuBLAS operands BLAS does not read
+
+
+@pytest.mark.parametrize(("alpha", "beta", "arrays"), [(1.0, 1.0, 3), (0.5, 0.0, 2), (0.0, 2.0, 2)])
+def test_geam_reads_a_and_b_only_with_nonzero_factors(alpha: float, beta: float, arrays: int) -> None:
+    case = {"transa": "N", "transb": "N", "m": 9, "n": 7, "alpha": alpha, "beta": beta}
+    assert registry.get("cublas::cublasSgeam").cost(case, {}).bytes == arrays * 9 * 7 * 4
+
+
+@pytest.mark.parametrize(("beta", "c_arrays"), [(0j, 1), (0.5 + 0j, 2)])
+def test_symm_reads_c_only_with_nonzero_beta(beta: complex, c_arrays: int) -> None:
+    case = {"side": "R", "uplo": "U", "m": 6, "n": 4, "alpha": 1 + 0j, "beta": beta}
+    elements = 4 * 4 / 2 + 6 * 4 + c_arrays * 6 * 4  # one triangle of A (n x n), B read, C written (+ read)
+    assert registry.get("cublas::cublasCsymm_v2").cost(case, {}).bytes == elements * 8

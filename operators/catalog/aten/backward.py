@@ -15,6 +15,7 @@ import torch
 
 from operators.catalog.aten.group_b_helpers import (
     aten_overload,
+    dtype_name,
     empty,
     float64_reference,
     io_cost,
@@ -23,7 +24,7 @@ from operators.catalog.aten.group_b_helpers import (
     schema_text,
 )
 from operators.catalog.common import product
-from operators.spec import Inputs, OperatorSpec, Rng
+from operators.spec import Cost, Inputs, OperatorSpec, Rng
 
 BWD_SHAPES = [(2, 3), (128, 256), (512, 512)]
 BWD_DTYPES = ["float32", "float16", "bfloat16"]  # upstream's order for these tests
@@ -332,6 +333,18 @@ def _rrelu_bwd_invoke(impl: Any, inputs: Inputs) -> Any:
     )
 
 
+def _rrelu_bwd_cost(case: dict[str, Any], inputs: Inputs) -> Cost:
+    """grad_output read, grad_input written, and one of noise (training: grad_output * noise) or self
+    (eval: the sign of self picks the slope); the other one is not read."""
+    grad = inputs["grad_output"]
+    training = inputs["training"] and inputs["upper"] - inputs["lower"] > 1e-6
+    factor = inputs["noise"] if training else inputs["self"]
+    bytes_per_element = (
+        2 * grad.element_size() + factor.element_size()
+    )  # grad_output and factor read, grad_input written
+    return Cost(flops=1.0 * grad.numel(), bytes=float(grad.numel() * bytes_per_element), dtype=dtype_name(grad.dtype))
+
+
 RRELU_WITH_NOISE_BACKWARD = OperatorSpec(
     id="aten::rrelu_with_noise_backward",
     category="elementwise",
@@ -363,7 +376,7 @@ RRELU_WITH_NOISE_BACKWARD = OperatorSpec(
     },
     make_inputs=_rrelu_bwd_inputs,
     reduce_dim=lambda case: 1,
-    cost=io_cost(_rrelu_bwd_invoke, per_element(1.0)),
+    cost=_rrelu_bwd_cost,
     mutates=("out",),
     mc=True,
     fidelity="Reference is torch's rrelu_with_noise_backward. Full tier = upstream's _tensor (self_is_result "
@@ -395,6 +408,17 @@ def _reflection_invoke(impl: Any, inputs: Inputs) -> Any:
         inputs["grad_output"],
         inputs["self"],
         inputs["padding"],
+    )
+
+
+def _reflection_cost(case: dict[str, Any], inputs: Inputs) -> Cost:
+    """grad_output read and grad_input (self's shape) written; self gives only the shape, its values are
+    not read."""
+    grad, x = inputs["grad_output"], inputs["self"]
+    return Cost(
+        flops=1.0 * grad.numel(),
+        bytes=float((grad.numel() + x.numel()) * grad.element_size()),
+        dtype=dtype_name(grad.dtype),
     )
 
 
@@ -430,7 +454,7 @@ REFLECTION_PAD1D_BACKWARD = OperatorSpec(
     },
     make_inputs=_reflection_inputs,
     reduce_dim=lambda case: 1,
-    cost=io_cost(_reflection_invoke, per_element(1.0, "grad_output"), main="grad_output"),
+    cost=_reflection_cost,
     mutates=("out",),
     mc=True,
     fidelity="Reference: torch's reflection_pad1d_backward in float64, rounded once to the dtype: torch adds "

@@ -662,6 +662,13 @@ GEMM_SPECS: list[OperatorSpec] = [
 # ---------------------------------------------------------------------------- geam, dgmm
 
 
+def _geam_cost(case: dict, inputs: Inputs) -> Cost:
+    """C written; A read only when alpha != 0 and B only when beta != 0 (BLAS does not read them otherwise)."""
+    m, n = case["m"], case["n"]
+    reads = (1 if case["alpha"] != 0 else 0) + (1 if case["beta"] != 0 else 0)
+    return B.cost(3.0 * m * n, (1 + reads) * m * n, "float32")
+
+
 def _geam_inputs(case: dict, rng: Rng) -> Inputs:
     m, n = case["m"], case["n"]
     a_rows, a_cols = _op_shape(case["transa"], m, n)
@@ -744,7 +751,7 @@ OTHER_SPECS: list[OperatorSpec] = [
         },
         make_inputs=_geam_inputs,
         written=_plain_c_written,
-        cost_model=lambda case, inputs: B.cost(3.0 * case["m"] * case["n"], 3 * case["m"] * case["n"], "float32"),
+        cost_model=_geam_cost,
         vendor=vendor_for("cublasSgeam"),
     ),
     B.blas_spec(
@@ -780,6 +787,15 @@ OTHER_SPECS: list[OperatorSpec] = [
 ]
 
 # ---------------------------------------------------------------------------- symm, syrk
+
+
+def _symm_cost(case: dict, inputs: Inputs) -> Cost:
+    """One triangle of A and B read, C written, and C read only when beta != 0 (BLAS does not read it
+    otherwise)."""
+    m, n = case["m"], case["n"]
+    size = m if case["side"] == "L" else n
+    c_reads = 1 if case["beta"] != 0 else 0
+    return B.cost(2.0 * m * n * size, size**2 / 2 + (2 + c_reads) * m * n, "complex64")
 
 
 def _symm_inputs(case: dict, rng: Rng) -> Inputs:
@@ -938,11 +954,7 @@ SYMM_SPECS: list[OperatorSpec] = [
         make_inputs=_symm_inputs,
         written=_symm_c_written,
         reduce_dim=lambda case: max(1, case["m"] if case["side"] == "L" else case["n"]),
-        cost_model=lambda case, inputs: B.cost(
-            2.0 * case["m"] * case["n"] * (case["m"] if case["side"] == "L" else case["n"]),
-            (case["m"] if case["side"] == "L" else case["n"]) ** 2 / 2 + 3 * case["m"] * case["n"],
-            "complex64",
-        ),
+        cost_model=_symm_cost,
         vendor=vendor_for("cublasCsymm_v2"),
     ),
     B.blas_spec(

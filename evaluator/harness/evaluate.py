@@ -153,8 +153,11 @@ class Attempt:
         time_budget_s: float = 1.5,
         max_cases: int | None = None,
         flush: str = "write",
+        hidden_cases: tuple[dict[str, Any], ...] = (),
     ) -> None:
         self.flush = flush
+        # held-out runs: HiddenCase dicts checked after the tier's own cases (evaluator/harness/hidden.py)
+        self.hidden_cases = hidden_cases
         self.spec, self.locator, self.source, self.file_name = spec, locator, source, file_name
         self.max_cases = max_cases
         self.backend, self.pool, self.tier, self.timeout_s = backend, pool, tier, timeout_s
@@ -264,7 +267,7 @@ class Attempt:
         return kept
 
     def _run(self) -> dict[str, Any]:
-        cases = self.tier_cases(self.tier)
+        cases = self.tier_cases(self.tier) + list(self.hidden_cases)
         if not cases:
             raise HarnessError(f"{self.spec.id} has no cases in tier {self.tier!r}")
         try:

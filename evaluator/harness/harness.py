@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from evaluator.harness import backends
+from evaluator.harness.backends import FLUSH_MODES
+from evaluator.harness import hidden
 from evaluator.harness.evaluate import Attempt, HarnessError
 from evaluator.harness.peaks import chip_from_device_name, load_peaks
 from evaluator.harness.pool import WarmPool, default_host_memory_limit_bytes, plan_host_memory_limit
@@ -60,8 +62,6 @@ class Harness:
         if max_cases is not None and max_cases < 1:
             raise HarnessError("max_cases must be at least 1")
         self.max_cases = max_cases  # None: every case of the tier
-        from evaluator.harness.timing import FLUSH_MODES
-
         if flush not in FLUSH_MODES:
             raise HarnessError(f"flush must be one of {', '.join(FLUSH_MODES)}")
         self.flush = flush
@@ -102,13 +102,22 @@ class Harness:
         secret_seed: bool = False,
         timeout_s: float = 300,
         file_name: str | None = None,
+        hidden_cases: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """The result document (schema kgb.result/1) for one attempt; raises HarnessError only when
-        the harness itself cannot reach a verdict (unknown operator, empty tier, device missing)."""
+        the harness itself cannot reach a verdict (unknown operator, empty tier, device missing,
+        malformed hidden cases). `hidden_cases` (held-out runs, `full` tier only) are checked like
+        the tier's own cases but never described in the result (evaluator/harness/hidden.py)."""
         spec, locator = resolve(operator_id)
         tier = tier or default_tier(self.backend.device_type)
         if tier not in ("smoke", "full", "edge", "perf"):
             raise HarnessError(f"unknown tier {tier!r}")
+        if hidden_cases:
+            if tier != hidden.HIDDEN_TIER or tier in self.time_tiers:
+                raise HarnessError(f"hidden cases extend the untimed {hidden.HIDDEN_TIER!r} tier only, not {tier!r}")
+            problems = hidden.case_key_problems(spec.id, spec.tier(hidden.HIDDEN_TIER), hidden_cases)
+            if problems:
+                raise HarnessError("; ".join(problems))
         attempt = Attempt(
             spec=spec,
             locator=locator,
@@ -127,5 +136,8 @@ class Harness:
             time_budget_s=self.time_budget_s,
             max_cases=self.max_cases,
             flush=self.flush,
+            hidden_cases=tuple(hidden.HiddenCase(case) for case in hidden_cases or ()),
         )
-        return attempt.run()
+        result = attempt.run()
+        hidden.redact(result)
+        return result

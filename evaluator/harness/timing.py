@@ -30,6 +30,8 @@ import torch
 import triton
 import triton.language as tl
 
+from evaluator.harness.backends import FLUSH_MODES
+
 MIN_SAMPLES = 15
 MAX_SAMPLES = 2000
 TARGET_REL_CI = 0.002
@@ -67,9 +69,6 @@ def storage_bytes_view(t: torch.Tensor) -> torch.Tensor:
     flat = torch.empty(0, dtype=torch.uint8, device=t.device)
     flat.set_(t.untyped_storage(), 0, (t.untyped_storage().nbytes(),), (1,))
     return flat
-
-
-FLUSH_MODES = ("write", "read")
 
 
 class Flusher:
@@ -241,7 +240,13 @@ def _measure_events(
 ) -> dict[str, Any]:
     samples: list[float] = []
     kept: dict[int, tuple[int, Any]] = {}
-    keep_at = set(chooser.sample(range(MIN_SAMPLES), min(KEPT_EVENT_OUTPUTS, MIN_SAMPLES)))
+    # kept outputs come from distinct input sets where possible: a solution that replays an old
+    # output is then caught whenever two sets differ, not only when the draw happens to miss its set
+    calls_by_set: dict[int, list[int]] = {}
+    for i in range(MIN_SAMPLES):
+        calls_by_set.setdefault(i % n_sets, []).append(i)
+    kept_sets = chooser.sample(sorted(calls_by_set), min(len(calls_by_set), KEPT_EVENT_OUTPUTS))
+    keep_at = {chooser.choice(calls_by_set[which]) for which in kept_sets}
     deadline = time.perf_counter() + budget_s
     i = 0
     while True:

@@ -13,6 +13,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+FLUSH_MODES = ("write", "read")  # how timing.Flusher empties L2 before each timed call
+
 
 @dataclasses.dataclass(frozen=True)
 class Peaks:

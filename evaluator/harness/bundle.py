@@ -57,6 +57,8 @@ def _job_problem(job: Any) -> str | None:
     timeout = job.get("timeout_s", 300)
     if not isinstance(timeout, (int, float)) or timeout <= 0:
         return "timeout_s must be a positive number"
+    if not isinstance(job.get("hidden_cases", []), list):
+        return "hidden_cases must be a list"
     return None
 
 
@@ -107,6 +109,7 @@ def run_bundle(
                         secret_seed=bool(job.get("secret_seed")),
                         timeout_s=float(job.get("timeout_s", 300)),
                         file_name=job["solution"].get("file_name") or None,
+                        hidden_cases=job.get("hidden_cases"),
                     )
                 except (KeyError, HarnessError, ValueError) as exc:
                     result = _bundle_error(job, tier, f"{type(exc).__name__}: {exc}", environment)

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluator.harness import backends
+from evaluator.harness import backends, hidden
 from evaluator.harness.backends import FLUSH_MODES
-from evaluator.harness import hidden
 from evaluator.harness.evaluate import Attempt, HarnessError
 from evaluator.harness.peaks import chip_from_device_name, load_peaks
 from evaluator.harness.pool import WarmPool, default_host_memory_limit_bytes, plan_host_memory_limit

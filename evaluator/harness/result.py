@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from evaluator.harness import HARNESS_VERSION, RESULT_SCHEMA
+from evaluator.harness.hidden import HIDDEN_PARAMS, HiddenCase
 
 STDERR_TAIL_CHARS = 4000
 _SECRET_ENV = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|DATABASE_URL|BROKER|CREDENTIAL|SEED", re.IGNORECASE)
@@ -57,7 +58,10 @@ def base_environment(backend: Any, chip: str | None) -> dict[str, Any]:
 
 
 def jsonable(value: Any) -> Any:
-    """Case parameters as plain JSON: complex numbers become [real, imag], tuples lists, the rest str."""
+    """Case parameters as plain JSON: complex numbers become [real, imag], tuples lists, the rest str;
+    a hidden case becomes HIDDEN_PARAMS (its parameters are never written out)."""
+    if isinstance(value, HiddenCase):
+        return dict(HIDDEN_PARAMS)
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):

@@ -33,6 +33,7 @@ class FakeHarness:
         secret_seed=False,
         timeout_s: int = 300,
         file_name: str | None = None,
+        hidden_cases: list[dict] | None = None,
         job_id: str | None = None,
     ) -> dict:
         if self.pid_dir and job_id:

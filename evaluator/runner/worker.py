@@ -92,6 +92,7 @@ def _evaluate(job_id: str, payload: dict) -> dict:
         "secret_seed": bool(payload.get("secret_seed")),
         "timeout_s": int(payload.get("timeout_s", 300)),
         "file_name": solution.get("file_name"),
+        "hidden_cases": payload.get("hidden_cases"),
     }
     if isinstance(HARNESS, FakeHarness):
         kwargs["job_id"] = job_id

@@ -193,6 +193,8 @@ class Evaluation(models.Model):
     cases = models.JSONField(default=list, blank=True)
     cases_total = models.PositiveIntegerField(default=0)
     cases_passed = models.PositiveIntegerField(default=0)
+    # held-out runs: how many of the site operator's hidden cases (evaluator/hidden_cases.py) passed
+    hidden_cases_passed = models.PositiveIntegerField(default=0)
     timing = models.JSONField(null=True, blank=True)
     speedup = models.FloatField(null=True, blank=True)
     sol_pct = models.FloatField(null=True, blank=True)
@@ -226,6 +228,11 @@ class Evaluation(models.Model):
             ),
             models.CheckConstraint(
                 condition=models.Q(cases_passed__lte=models.F("cases_total")), name="evaluation_cases_consistent"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(hidden_cases_passed__lte=models.F("cases_passed"))
+                & (models.Q(held_out=True) | models.Q(hidden_cases_passed=0)),
+                name="evaluation_hidden_cases_consistent",
             ),
         ]
         indexes = [

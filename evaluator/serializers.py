@@ -131,6 +131,12 @@ class ClaimOutput(serializers.Serializer):
     secret_seed = serializers.BooleanField()
     timeout_s = serializers.IntegerField()
     solution = SolutionOutput()
+    hidden_cases = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="Held-out full-tier jobs only, when the site has hidden cases for the operator: extra cases "
+        "in the format of the operator's full-tier cases, for the trusted harness (never the candidate).",
+    )
 
 
 class ResultOutput(serializers.Serializer):

@@ -19,7 +19,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from evaluator import hidden_cases
 from evaluator.harness import signing
+from evaluator.harness.hidden import HIDDEN_TIER
 from evaluator.models import (
     TERMINAL_JOB_STATES,
     Chip,
@@ -71,6 +73,14 @@ class JobConflict(ServiceError):
 class JobNotFound(ServiceError):
     code = "not_found"
     status = 404
+
+
+class HiddenCasesUnavailable(ServiceError):
+    """KGB_HIDDEN_CASES_FILE is set but unusable: held-out jobs wait (runners retry a 503) rather
+    than run without the cases the operator meant them to have."""
+
+    code = "hidden_cases_unavailable"
+    status = 503
 
 
 # --- runner tokens -----------------------------------------------------------------------------
@@ -327,9 +337,10 @@ class ClaimedJob:
 
 def job_payload(job: EvaluationJob) -> dict:
     """What the runner's trusted harness needs. The seed is secret on held-out jobs: the harness
-    keeps it in its own process and never hands it to the candidate."""
+    keeps it in its own process and never hands it to the candidate. Held-out `full` jobs also carry
+    the operator's hidden cases (evaluator.hidden_cases), whose inputs alone reach the candidate."""
     attempt = job.attempt
-    return {
+    payload = {
         "job_id": str(job.id),
         "operator": attempt.operator_id,
         "tier": job.tier,
@@ -338,6 +349,14 @@ def job_payload(job: EvaluationJob) -> dict:
         "timeout_s": job.timeout_s,
         "solution": {"file_name": attempt.file_name, "source": attempt.source, "sha256": attempt.source_sha256},
     }
+    if job.held_out and job.tier == HIDDEN_TIER:
+        try:
+            cases = hidden_cases.cases_for(attempt.operator_id)
+        except hidden_cases.HiddenCasesFileError as exc:
+            raise HiddenCasesUnavailable(f"KGB_HIDDEN_CASES_FILE: {exc}") from None
+        if cases:
+            payload["hidden_cases"] = cases
+    return payload
 
 
 def claim_job(*, runner: Runner, job_id) -> ClaimedJob:
@@ -380,6 +399,8 @@ def _claim_job(runner: Runner, job_id) -> ClaimedJob | ServiceError:
 def _evaluation_fields(job: EvaluationJob, result: dict) -> dict:
     cases = result.get("cases") or []
     passed = sum(1 for case in cases if case.get("passed") is True or case.get("ok") is True)
+    # only a held-out job's hidden cases count (a public job is never sent any)
+    hidden_passed = sum(1 for case in cases if case.get("hidden") is True and case.get("passed") is True)
     timing = result.get("timing")
     speedup = None
     sol_pct = None
@@ -398,6 +419,7 @@ def _evaluation_fields(job: EvaluationJob, result: dict) -> dict:
         "cases": cases,
         "cases_total": len(cases),
         "cases_passed": passed,
+        "hidden_cases_passed": hidden_passed if job.held_out else 0,
         "timing": timing,
         "speedup": speedup,
         "sol_pct": sol_pct,

@@ -226,6 +226,10 @@ KGB_MAX_JOB_DELIVERIES = env_int("KGB_MAX_JOB_DELIVERIES", 3, minimum=1)
 # the broker URL handed to runners (their own credentials, e.g. per-chip); default: the site's
 KGB_RUNNER_BROKER_URL = env_str("KGB_RUNNER_BROKER_URL", "")
 
+# held-out runs: the operator's private JSON of hidden full-tier cases per operator (evaluator/hidden_cases.py);
+# blank = no hidden cases. `manage.py check_hidden_cases` validates it.
+KGB_HIDDEN_CASES_FILE = env_str("KGB_HIDDEN_CASES_FILE", "")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

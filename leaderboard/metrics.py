@@ -135,6 +135,7 @@ class OperatorOutcome:
     best_speedup: float | None  # best per-operator (case-geomean) speedup among correct samples
     best_sol_pct: float | None
     held_out: bool  # every counted evaluation used secret seeds
+    hidden_cases_passed: int = 0  # the most hidden cases (held-out runs) one of its samples passed
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ class Totals:
     operators_correct: int = 0
     operators_fast1: int = 0
     operators_held_out: int = 0
+    hidden_cases_passed: int = 0
     samples: int = 0
     samples_correct: int = 0
     speedup_log_sum: float = 0.0
@@ -177,6 +179,7 @@ def totals_from_outcomes(outcomes: Iterable[OperatorOutcome], *, operators_attem
         operators_correct=sum(o.correct for o in outcomes),
         operators_fast1=sum(1 for o in outcomes if o.correct and o.best_speedup is not None and o.best_speedup >= 1.0),
         operators_held_out=sum(o.held_out for o in outcomes),
+        hidden_cases_passed=sum(o.hidden_cases_passed for o in outcomes),
         samples=sum(o.samples for o in outcomes),
         samples_correct=sum(o.samples_correct for o in outcomes),
         speedup_log_sum=sum(math.log(s) for s in speedups),
@@ -203,6 +206,7 @@ class RowMetrics:
     samples: int
     max_samples: int
     held_out: bool
+    hidden_cases_passed: int
 
 
 def row_metrics(totals: Totals) -> RowMetrics:
@@ -228,7 +232,18 @@ def row_metrics(totals: Totals) -> RowMetrics:
         samples=totals.samples,
         max_samples=totals.max_samples,
         held_out=evaluated > 0 and totals.operators_held_out == evaluated,
+        hidden_cases_passed=totals.hidden_cases_passed,
     )
+
+
+def held_out_label(held_out: bool, hidden_cases_passed: int) -> str:
+    """What the held-out badge says of a row or an evaluation ("" when it is not held-out)."""
+    if not held_out:
+        return ""
+    if not hidden_cases_passed:
+        return "held-out verified (secret seed)"
+    shapes = "hidden shape" if hidden_cases_passed == 1 else "hidden shapes"
+    return f"held-out verified (secret seed + {hidden_cases_passed} {shapes})"
 
 
 def drop(reference: float | None, value: float | None) -> float | None:

@@ -228,6 +228,8 @@ class LeaderboardEntry(models.Model):
     operators_correct = models.PositiveIntegerField(default=0)
     operators_fast1 = models.PositiveIntegerField(default=0)
     operators_held_out = models.PositiveIntegerField(default=0)
+    # over the set's operators: the hidden cases (held-out runs) their best sample passed
+    hidden_cases_passed = models.PositiveIntegerField(default=0)
     samples = models.PositiveIntegerField(default=0)
     samples_correct = models.PositiveIntegerField(default=0)
     max_samples = models.PositiveIntegerField(default=0)

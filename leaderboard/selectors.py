@@ -25,6 +25,7 @@ SUM_FIELDS = (
     "operators_correct",
     "operators_fast1",
     "operators_held_out",
+    "hidden_cases_passed",
     "samples",
     "samples_correct",
     "speedup_log_sum",
@@ -95,6 +96,8 @@ class LeaderboardRow:
     cost_per_success_usd: float | None
     wall_time_h: float | None
     held_out: bool
+    hidden_cases_passed: int
+    held_out_label: str  # "" or "held-out verified (secret seed + N hidden shapes)"
     preliminary: bool
     pareto: bool = False
     model_id: int | None = None
@@ -226,6 +229,8 @@ def _row_from_sums(values: dict) -> LeaderboardRow:
         cost_per_success_usd=metrics.ratio(cost, correct),
         wall_time_h=(values["wall_time_s"] or 0) / 3600 if values["wall_time_s"] else None,
         held_out=m.held_out,
+        hidden_cases_passed=m.hidden_cases_passed,
+        held_out_label=metrics.held_out_label(m.held_out, m.hidden_cases_passed),
         preliminary=metrics.is_preliminary(m.operators_evaluated, settings.KGB_PRELIMINARY_MIN_OPERATORS),
         model_id=values["submission__model_id"],
         scaffold_id=values["submission__scaffold_id"],
@@ -593,6 +598,7 @@ def best_solutions(*, operator_id: str, viewer=None, per_chip: int = 5) -> dict[
             "attempt__submission__scaffold__name",
             "attempt__submission__is_demo",
             "held_out",
+            "hidden_cases_passed",
             "tier",
         )
         .order_by("chip__slug", "-speedup")[:500]

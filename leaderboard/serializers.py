@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from leaderboard import metrics
 from leaderboard.models import Attempt, ReportedResult, Submission
 from leaderboard.selectors import SOURCE_CHOICES
 from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
@@ -55,6 +56,12 @@ class LeaderboardRowSerializer(serializers.Serializer):
     cost_per_success_usd = serializers.FloatField(allow_null=True)
     wall_time_h = serializers.FloatField(allow_null=True)
     held_out = serializers.BooleanField()
+    hidden_cases_passed = serializers.IntegerField(
+        help_text="held-out rows: hidden cases (the site's private shapes) passed, summed over operators"
+    )
+    held_out_label = serializers.CharField(
+        help_text='"held-out verified (secret seed + N hidden shapes)" on held-out rows, else empty'
+    )
     preliminary = serializers.BooleanField()
     pareto = serializers.BooleanField()
 
@@ -137,8 +144,13 @@ class EvaluationSummarySerializer(serializers.Serializer):
     speedup = serializers.FloatField(allow_null=True)
     sol_pct = serializers.FloatField(allow_null=True)
     held_out = serializers.BooleanField()
+    hidden_cases_passed = serializers.IntegerField()
+    held_out_label = serializers.SerializerMethodField()
     findings = serializers.JSONField()
     created_at = serializers.DateTimeField()
+
+    def get_held_out_label(self, evaluation) -> str:
+        return metrics.held_out_label(evaluation.held_out, evaluation.hidden_cases_passed)
 
 
 class AttemptSerializer(serializers.ModelSerializer):

@@ -49,16 +49,26 @@ class _Sample:
     speedup: float | None
     sol_pct: float | None
     held_out: bool
+    hidden_cases_passed: int
 
 
 def _outcomes_per_chip(submission_id) -> dict[tuple[int, str], metrics.OperatorOutcome]:
     """(chip id, operator id) -> the operator's outcome on that chip, from the counted evaluation of each sample."""
     rows = Evaluation.objects.filter(attempt__submission_id=submission_id, tier__in=list(COUNTED_TIERS)).values_list(
-        "id", "attempt_id", "attempt__operator_id", "chip_id", "tier", "verdict", "speedup", "sol_pct", "held_out"
+        "id",
+        "attempt_id",
+        "attempt__operator_id",
+        "chip_id",
+        "tier",
+        "verdict",
+        "speedup",
+        "sol_pct",
+        "held_out",
+        "hidden_cases_passed",
     )
     chosen: dict[tuple[int, int], tuple[str, _Sample]] = {}
-    for eid, attempt_id, op_id, chip_id, tier, verdict, speedup, sol, held_out in rows:
-        sample = _Sample(COUNTED_TIERS[tier], eid, verdict, speedup, sol, held_out)
+    for eid, attempt_id, op_id, chip_id, tier, verdict, speedup, sol, held_out, hidden_passed in rows:
+        sample = _Sample(COUNTED_TIERS[tier], eid, verdict, speedup, sol, held_out, hidden_passed)
         key = (attempt_id, chip_id)
         current = chosen.get(key)
         # one verdict per sample and chip: the highest tier, then the latest evaluation
@@ -83,6 +93,7 @@ def _outcomes_per_chip(submission_id) -> dict[tuple[int, str], metrics.OperatorO
             best_speedup=max(speedups) if speedups else None,
             best_sol_pct=max(sols) if sols else None,
             held_out=all(s.held_out for s in samples),
+            hidden_cases_passed=max(s.hidden_cases_passed for s in samples),
         )
     return outcomes
 

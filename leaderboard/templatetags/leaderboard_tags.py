@@ -6,6 +6,8 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from leaderboard.metrics import held_out_label
+
 register = template.Library()
 
 
@@ -42,6 +44,12 @@ def fmt(value, kind: str) -> str:
 @register.filter
 def attr(obj, name: str):
     return getattr(obj, name, None) if not isinstance(obj, dict) else obj.get(name)
+
+
+@register.filter(name="held_out_label")
+def held_out_label_of(evaluation) -> str:
+    """The held-out badge text of an Evaluation, or of a values() row of one."""
+    return held_out_label(bool(attr(evaluation, "held_out")), attr(evaluation, "hidden_cases_passed") or 0)
 
 
 @register.filter
@@ -88,7 +96,8 @@ def metric_cells(row, columns) -> str:
 BADGES = (
     ("is_demo", "badge-demo", "Sample data loaded by seed_demo", "demo"),
     ("preliminary", "badge-prelim", "Too few operators evaluated to rank", "preliminary"),
-    ("held_out", "badge-heldout", "Every operator verified with secret seeds", "held-out verified"),
+    # every operator verified with secret seeds; the tooltip is the row's held_out_label (hidden shapes)
+    ("held_out", "badge-heldout", None, "held-out verified"),
     ("pareto", "badge-pareto", "On the accuracy vs tokens-per-success Pareto front", "Pareto"),
 )
 
@@ -96,7 +105,7 @@ BADGES = (
 @register.simple_tag
 def row_badges(row) -> str:
     parts = [
-        format_html('<span class="badge {}" title="{}">{}</span>', css, title, label)
+        format_html('<span class="badge {}" title="{}">{}</span>', css, title or row.held_out_label, label)
         for attribute, css, title, label in BADGES
         if getattr(row, attribute, False)
     ]

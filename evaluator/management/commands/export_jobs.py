@@ -11,7 +11,7 @@ from evaluator.models import Chip
 class Command(BaseCommand):
     help = (
         "Print a job bundle of the chip's queued jobs (oldest first) to stdout. Claims nothing: the jobs "
-        "stay queued. Held-out jobs carry their secret seed: treat the file as a secret."
+        "stay queued. Held-out jobs carry their secret seed (and hidden cases): treat the file as a secret."
     )
 
     def add_arguments(self, parser) -> None:
@@ -25,6 +25,9 @@ class Command(BaseCommand):
             raise CommandError(f"no chip {chip!r}") from None
         if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1")
-        bundle = services.export_jobs(chip=chip_row, limit=limit)
+        try:
+            bundle = services.export_jobs(chip=chip_row, limit=limit)
+        except services.ServiceError as exc:
+            raise CommandError(exc.message) from None
         self.stdout.write(json.dumps(bundle, indent=1))
         self.stderr.write(f"exported {len(bundle['jobs'])} queued job(s) for {chip}")

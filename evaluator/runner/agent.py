@@ -100,6 +100,8 @@ def _start_worker(args: argparse.Namespace, token: str, config: dict, gpu: str |
         environment["CUDA_VISIBLE_DEVICES"] = gpu
     if config["device_type"] == "cpu":
         environment["TRITON_INTERPRET"] = "1"
+    else:  # an interpreter flag left in the operator's shell must not reach a device worker
+        environment.pop("TRITON_INTERPRET", None)
     suffix = f"gpu{gpu}" if gpu is not None else "w"
     settings = {
         "site": args.site,

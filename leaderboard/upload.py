@@ -142,7 +142,12 @@ def _usage(where: str, raw: object, errors: list[UploadError]) -> Usage | None:
             values["turns"] = turns
     wall = raw.get("wall_time_s")
     if wall is not None:
-        if isinstance(wall, bool) or not isinstance(wall, int | float) or not math.isfinite(wall):
+        # a float must be finite; an int may be too large for math.isfinite, and the range check catches it
+        if (
+            isinstance(wall, bool)
+            or not isinstance(wall, int | float)
+            or (isinstance(wall, float) and not math.isfinite(wall))
+        ):
             errors.append(UploadError(where, "wall_time_s must be a number of seconds"))
         elif wall < 0 or wall > MAX_WALL_TIME_S:
             errors.append(UploadError(where, f"wall_time_s must be between 0 and {MAX_WALL_TIME_S}"))

@@ -195,6 +195,8 @@ def test_sample_gap_is_refused():
         (make_metadata(operators={"aten::add": {"prompt_tokens": True}}), "prompt_tokens must be an integer"),
         (make_metadata(operators={"aten::add": {"prompt_tokens": 10, "cached_tokens": 20}}), "cannot exceed it"),
         (make_metadata(operators={"aten::add": {"wall_time_s": -1}}), "wall_time_s must be between"),
+        # an int beyond float range (found by the fuzz test: math.isfinite raised OverflowError)
+        (make_metadata(operators={"aten::add": {"wall_time_s": 10**400}}), "wall_time_s must be between"),
         (make_metadata(operators={"aten::add": {"tokens": 1}}), "unknown fields ['tokens']"),
         (make_metadata(operators={"aten::mul": {"prompt_tokens": 1}}), "has no matching file in the zip"),
         (make_metadata(operators=[1]), "metadata: operators: must be an object"),

@@ -10,9 +10,7 @@ cases that failed on the H200.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -22,6 +20,7 @@ from evaluator.harness.evaluate import compare
 from operators import registry
 from operators.catalog.aten.group_b_helpers import aten_overload
 from operators.spec import Rng
+from tests.operators.solution_files import load_reference_solution
 
 AMIN = registry.get("aten::amin")
 CUMSUM = registry.get("aten::cumsum")
@@ -29,14 +28,8 @@ TIERS = ("smoke", "full", "edge")
 LONG_SCAN = [2, 40999, 3]  # the H200's failing (200, 40999, 3) case with fewer rows; dim 1 is scanned
 
 
-def _load_solution(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    monkeypatch.setenv("TRITON_INTERPRET", "1")  # read when @triton.jit decorates, i.e. at module execution
-    path = Path(registry.REFERENCE_SOLUTIONS_DIR) / f"aten__{name}.py"
-    module_spec = importlib.util.spec_from_file_location(f"amin_cumsum_solution_{name}", path)
-    assert module_spec is not None and module_spec.loader is not None
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
+def _load_solution(name: str) -> ModuleType:
+    return load_reference_solution(f"aten__{name}")
 
 
 def test_amin_out_buffers_have_the_result_shape() -> None:
@@ -49,8 +42,8 @@ def test_amin_out_buffers_have_the_result_shape() -> None:
         assert inputs["out"].shape == expected.shape, case
 
 
-def test_amin_solution_writes_out_for_dim_0(monkeypatch: pytest.MonkeyPatch) -> None:
-    solution = _load_solution("amin", monkeypatch)
+def test_amin_solution_writes_out_for_dim_0() -> None:
+    solution = _load_solution("amin")
     case = {"shape": [16, 17, 8], "dtype": "float16", "dim": 0, "keepdim": False, "overload": "out"}
     ref = AMIN.run_reference(AMIN.make_inputs(case, Rng(0)))
     inputs = AMIN.make_inputs(case, Rng(0))
@@ -78,8 +71,8 @@ def test_cumsum_reference_is_the_float64_prefix_sum_rounded_once(dtype: str) -> 
     assert torch.equal(ref, torch.cumsum(inputs["self"].double(), 1).to(ref.dtype))
 
 
-def test_cumsum_solution_passes_a_long_float16_scan(monkeypatch: pytest.MonkeyPatch) -> None:
-    solution = _load_solution("cumsum", monkeypatch)
+def test_cumsum_solution_passes_a_long_float16_scan() -> None:
+    solution = _load_solution("cumsum")
     case = {"shape": LONG_SCAN, "dtype": "float16", "dim": 1}
     inputs = CUMSUM.make_inputs(case, Rng(0))
     ref = CUMSUM.run_reference(dict(inputs))

@@ -5,7 +5,6 @@ Tensor.copy_, which would re-enter a registered copy_)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -24,6 +23,7 @@ from operators.catalog.aten.layout_support import (
 )
 from operators.spec import Rng
 from operators.tolerance import compare_outputs
+from tests.operators.solution_files import load_reference_solution
 
 GROUP_C = [*copies.SPECS, *creation.SPECS, *layout.SPECS, *indexing.SPECS]
 
@@ -192,18 +192,12 @@ def test_affine_grid_reference_is_float64_accurate() -> None:
     assert spec.compare(fp32.to(torch.bfloat16), ref, case, inputs).passed
 
 
-def _load_solution(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    monkeypatch.setenv("TRITON_INTERPRET", "1")  # read when @triton.jit decorates, i.e. at module execution
-    path = Path(registry.REFERENCE_SOLUTIONS_DIR) / f"aten__{name}.py"
-    module_spec = importlib.util.spec_from_file_location(f"group_c_solution_{name}", path)
-    assert module_spec is not None and module_spec.loader is not None
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
-    return module
+def _load_solution(name: str) -> ModuleType:
+    return load_reference_solution(f"aten__{name}")
 
 
-def test_copy_solution_matches_reference_on_smoke_and_layouts(monkeypatch: pytest.MonkeyPatch) -> None:
-    solution = _load_solution("copy_", monkeypatch)
+def test_copy_solution_matches_reference_on_smoke_and_layouts() -> None:
+    solution = _load_solution("copy_")
     spec = registry.get("aten::copy_")
     cases = list(spec.tier("smoke")) + [c for c in spec.tier("edge") if "layout" in c or "src_layout" in c]
     for case in cases:

@@ -12,6 +12,7 @@ from operators import registry
 from operators.catalog.cublas import _blas as B
 from operators.catalog.cublas import _vendor, level1, level2, level3
 from operators.spec import Rng
+from tests.operators.solution_files import load_module
 
 UPSTREAM_NAMES = (
     "cublasCcopy_v2 cublasCdotu_v2 cublasCgemmStridedBatched cublasCgemmStridedBatched_64 cublasCgemm_v2 "
@@ -459,14 +460,9 @@ SOLUTIONS = sorted(registry.REFERENCE_SOLUTIONS_DIR.glob("cublas__*.py"))
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.stem)
-def test_reference_solution_passes_smoke_and_edge_in_the_interpreter(path, monkeypatch):
-    import importlib.util
-
-    monkeypatch.setenv("TRITON_INTERPRET", "1")  # read when the module's kernels are decorated
+def test_reference_solution_passes_smoke_and_edge_in_the_interpreter(path):
     spec = registry.get("cublas::" + path.stem.removeprefix("cublas__"))
-    loader = importlib.util.spec_from_file_location(f"cublas_solution_{spec.name}", path)
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
+    module = load_module(path, f"cublas_solution_{spec.name}")
     for tier in ("smoke", "edge"):
         for case in spec.tier(tier):
             inputs = spec.make_inputs(case, Rng(4))

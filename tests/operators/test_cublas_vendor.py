@@ -5,7 +5,6 @@ H200 vendor check flagged (Zswap's reference; the batched GEMM solutions' autotu
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import struct
 import types
 from pathlib import Path
@@ -17,6 +16,7 @@ from operators import registry
 from operators.catalog.cublas import _blas as B
 from operators.catalog.cublas import _vendor, level1
 from operators.spec import Rng
+from tests.operators.solution_files import load_module
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -182,10 +182,7 @@ def test_strsm_binding_passes_a_zero_alpha_as_a_host_float(blas):
 
 
 def _load_bench():
-    loader = importlib.util.spec_from_file_location("cublas_vendor_check", REPO / "bench" / "cublas_vendor_check.py")
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
-    return module
+    return load_module(REPO / "bench" / "cublas_vendor_check.py", "cublas_vendor_check")
 
 
 def gemm_batched_without_shortcuts(transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, count):
@@ -237,17 +234,13 @@ def test_only_trsm_and_geam_document_the_alpha_zero_skip():
 
 
 @pytest.mark.parametrize("name", ["cublasHgemmBatched", "cublasSgemmBatched_64"])
-def test_autotuning_leaves_c_as_one_launch_would(name, monkeypatch):
+def test_autotuning_leaves_c_as_one_launch_would(name):
     """The H200 runs failed these solutions: the autotuner timed every config on the real C, so with
     beta != 0 the answer came from C updated several times. On the CPU the wrappers skip the autotuner, so
     this drives it directly, with a benchmarker that launches each config three times."""
-    monkeypatch.setenv("TRITON_INTERPRET", "1")  # read when the module's kernels are decorated
     import triton
 
-    path = registry.REFERENCE_SOLUTIONS_DIR / f"cublas__{name}.py"
-    loader = importlib.util.spec_from_file_location(f"autotune_{name}", path)
-    module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
+    module = load_module(registry.REFERENCE_SOLUTIONS_DIR / f"cublas__{name}.py", f"autotune_{name}")
     tuned = next(value for key, value in vars(module).items() if key.endswith("_tuned"))
 
     def launch_three_times(kernel_call, quantiles):

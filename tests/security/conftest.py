@@ -67,3 +67,10 @@ def world(db) -> World:
         staff=UserFactory(username="root", is_staff=True, is_superuser=True),
         operators=operators,
     )
+
+
+@pytest.fixture
+def admin_client(client, world):
+    """The test client logged in as the world's staff user (instead of pytest-django's own admin)."""
+    client.force_login(world.staff)
+    return client

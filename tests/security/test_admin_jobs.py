@@ -13,12 +13,6 @@ from tests.factories import AttemptFactory, ChipFactory, SubmissionFactory
 
 
 @pytest.fixture
-def admin_client(client, world):
-    client.force_login(world.staff)
-    return client
-
-
-@pytest.fixture
 def job(world):
     submission = SubmissionFactory(target_chip=world.gpu, uploader=world.user)
     (created,) = services.create_jobs(

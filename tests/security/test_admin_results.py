@@ -15,12 +15,6 @@ from tests.factories import AttemptFactory, EvaluationFactory, EvaluationJobFact
 
 
 @pytest.fixture
-def admin_client(client, world):
-    client.force_login(world.staff)
-    return client
-
-
-@pytest.fixture
 def evaluation(world):
     return EvaluationFactory(
         job__attempt=AttemptFactory(submission=SubmissionFactory(target_chip=world.gpu, uploader=world.user)),

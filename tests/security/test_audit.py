@@ -102,12 +102,6 @@ def test_jobs_queued_by_an_upload_name_the_uploader(world, django_capture_on_com
     assert event.user == world.user
 
 
-@pytest.fixture
-def admin_client(client, world):
-    client.force_login(world.staff)
-    return client
-
-
 def test_cancelling_jobs_in_the_admin_is_logged_with_the_staff_user(admin_client, world):
     submission = SubmissionFactory(target_chip=world.gpu, uploader=world.user)
     (job,) = services.create_jobs(attempts=[AttemptFactory(submission=submission)], chip=world.gpu, tier="full")

@@ -347,21 +347,6 @@ def _poison(sizes: list[int], device: str) -> None:
             del block
 
 
-def _tensor_items(value: Any, prefix: str = "") -> dict[str, Any]:
-    import torch
-
-    found: dict[str, Any] = {}
-    if isinstance(value, torch.Tensor):
-        found[prefix] = value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            found.update(_tensor_items(v, f"{prefix}.{k}" if prefix else str(k)))
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            found.update(_tensor_items(v, f"{prefix}[{i}]"))
-    return found
-
-
 def _error_reply(kind: str, exc: BaseException) -> dict[str, Any]:
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
     return {
@@ -477,7 +462,7 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
         "output": wire.encode_value(out, aliases=wire.alias_table(inputs)),
     }
     if not backend.share_tensors_by_ipc():
-        reply["inputs_after"] = {k: wire.encode_tensor(v) for k, v in _tensor_items(inputs).items()}
+        reply["inputs_after"] = {k: wire.encode_tensor(v) for k, v in wire.tensor_items(inputs).items()}
     send(reply)
     return True
 

@@ -25,6 +25,7 @@ from evaluator.harness.backends import Backend, Peaks
 from evaluator.harness.pool import Child, ChildGone, WarmPool, send_bye
 from evaluator.harness.result import jsonable, new_result, scrub, secret_strings
 from evaluator.harness.specs import Locator
+from evaluator.harness.wire import tensor_items
 from operators.spec import Comparison, OperatorSpec, Rng
 from operators.tolerance import compare_outputs
 
@@ -56,19 +57,6 @@ def clone_exact(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(clone_exact(v) for v in value)
     return value
-
-
-def tensor_items(value: Any, prefix: str = "") -> dict[str, torch.Tensor]:
-    found: dict[str, torch.Tensor] = {}
-    if isinstance(value, torch.Tensor):
-        found[prefix] = value
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            found.update(tensor_items(v, f"{prefix}.{k}" if prefix else str(k)))
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            found.update(tensor_items(v, f"{prefix}[{i}]"))
-    return found
 
 
 def _root_name(path: str) -> str:

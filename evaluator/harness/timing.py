@@ -426,8 +426,9 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
     (a timed output wrong, a crash while timed, faster than physics), else None (the attempt's
     result gets its timing and %SOL)."""
     from evaluator.harness import wire
-    from evaluator.harness.evaluate import clone_exact, compare, needs_launch, tensor_items
+    from evaluator.harness.evaluate import clone_exact, compare, needs_launch
     from evaluator.harness.peaks import floor_seconds
+    from evaluator.harness.wire import tensor_items
 
     backend, spec, child = attempt.backend, attempt.spec, attempt.child
     l2 = backend.l2_bytes() or (attempt.peaks.l2_bytes if attempt.peaks else 0) or (64 << 20)

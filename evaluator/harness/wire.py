@@ -113,26 +113,15 @@ def encode_tensor(t: torch.Tensor, *, aliases: dict[int, str] | None = None) -> 
     host = torch.empty(storage.nbytes(), dtype=torch.uint8)
     if storage.nbytes():
         host.untyped_storage().copy_(storage)
-    return {
-        "__tensor__": True,
-        "exact_type": True,
-        "type": "torch.Tensor",
-        "layout": "strided",
-        "device_type": device_type,
-        "dtype": _DTYPE_NAMES.get(plain.dtype, str(plain.dtype)),
-        "shape": list(plain.shape),
-        "stride": list(plain.stride()),
-        "offset": plain.storage_offset(),
-        "data": host.numpy().tobytes() if storage.nbytes() else b"",
-    }
+    return {**_metadata(plain), "data": host.numpy().tobytes() if storage.nbytes() else b""}
 
 
 # ---- device outputs by IPC handle ----
 # Copying a large device output through the host and a pipe costs seconds per call (a 512 MB output:
 # GPU->host copy, bytes, pickle, pipe, unpickle, host->GPU); on devices that share memory by IPC the
 # child sends the storage's handle instead and the parent copies the tensor on the device. The
-# handle is plain data (bytes and numbers), validated before it is opened; a storage the child
-# received from the parent (an in-place output) cannot be re-shared by torch and goes by value.
+# handle is plain data (bytes and numbers), validated before it is opened. An output written into
+# an input the parent shared (in-place ops; torch cannot re-share such a storage) names that input.
 
 _outputs_by_ipc = False
 _IPC_REF_COUNTER = re.compile(rb"/torch_[0-9]+_[0-9]+_[0-9]+")
@@ -145,22 +134,27 @@ def set_outputs_by_ipc(enabled: bool) -> None:
     _outputs_by_ipc = enabled
 
 
+def tensor_items(value: Any, prefix: str = "") -> dict[str, torch.Tensor]:
+    """The tensors inside nested inputs/outputs by path ("x", "cache[0]", "opts.scale"): the names
+    both processes use for the same tensor."""
+    found: dict[str, torch.Tensor] = {}
+    if isinstance(value, torch.Tensor):
+        found[prefix] = value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            found.update(tensor_items(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found.update(tensor_items(v, f"{prefix}[{i}]"))
+    return found
+
+
 def alias_table(inputs: Any) -> dict[int, str]:
     """Child side: the request's shared device input storages by address, named by input path."""
     table: dict[int, str] = {}
-
-    def walk(value: Any, path: str) -> None:
-        if isinstance(value, torch.Tensor):
-            if value.device.type != "cpu" and value.untyped_storage().nbytes():
-                table.setdefault(value.untyped_storage().data_ptr(), path)
-        elif isinstance(value, dict):
-            for k, v in value.items():
-                walk(v, f"{path}.{k}" if path else str(k))
-        elif isinstance(value, (list, tuple)):
-            for i, v in enumerate(value):
-                walk(v, f"{path}[{i}]")
-
-    walk(inputs, "")
+    for path, t in tensor_items(inputs).items():
+        if t.device.type != "cpu" and t.untyped_storage().nbytes():
+            table.setdefault(t.untyped_storage().data_ptr(), path)
     return table
 
 

@@ -192,6 +192,12 @@ class Attempt:
         finally:
             self.profile[name] += time.monotonic() - started
 
+    def lap(self, name: str, since: float) -> float:
+        """Add the time since `since` to a profile phase; returns now, the next phase's start."""
+        now = time.monotonic()
+        self.profile[name] += now - since
+        return now
+
     def finish(self, verdict: str, reason: str) -> dict[str, Any]:
         self.result["verdict"] = verdict
         self.result["reason"] = reason

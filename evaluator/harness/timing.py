@@ -415,12 +415,6 @@ def _baseline(spec: Any, device_type: str) -> tuple[str, Callable[[dict[str, Any
     return "reference", spec.run_reference
 
 
-def _lap(attempt: Any, phase: str, since: float) -> float:
-    now = time.monotonic()
-    attempt.profile[phase] = attempt.profile.get(phase, 0.0) + now - since
-    return now
-
-
 def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int = 0) -> dict[str, Any] | None:
     """Time every case of a correct attempt; returns a final verdict dict when timing changes it
     (a timed output wrong, a crash while timed, faster than physics), else None (the attempt's
@@ -451,7 +445,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
         sent = [clone_exact(s) for s in sets]
         remaining = attempt.deadline - time.monotonic()
         budget = max(0.2, min(attempt.time_budget_s, remaining / (4 * max(1, len(cases) - index))))
-        mark = _lap(attempt, "timing_setup_s", mark)
+        mark = attempt.lap("timing_setup_s", mark)
         attempt.child.send(
             {
                 "type": "time",
@@ -463,7 +457,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
             }
         )
         reply = child.receive(attempt.deadline)
-        mark = _lap(attempt, "timing_child_s", mark)
+        mark = attempt.lap("timing_child_s", mark)
         if reply.get("type") == "error":
             kind = "compile_error" if reply.get("kind") == "compile_error" else "runtime_error"
             return attempt.finish(kind, f"case {index} while timed: {reply.get('message')}")
@@ -517,7 +511,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
             warm_s if type(warm_s) is float and 0 <= warm_s < 1e6 else 0.0
         )
 
-        mark = _lap(attempt, "timing_verify_s", mark)
+        mark = attempt.lap("timing_verify_s", mark)
         base_sets = [clone_exact(s) for s in sets]
         pairs = restore_pairs_for(spec, base_sets)
 
@@ -536,7 +530,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
             own_kernels=False,
             flush=attempt.flush,
         )
-        _lap(attempt, "timing_baseline_s", mark)
+        attempt.lap("timing_baseline_s", mark)
         base_stats = summarize(base["samples_us"])
         speedup = base_stats["median_us"] / cand["median_us"] if cand["median_us"] > 0 else None
         cost = spec.cost(case, first) if spec.cost is not None else None

@@ -183,13 +183,14 @@ def batched_moe_align_block_size(
     starts = torch.cumsum(padded, 0) - padded
     sorted_ids.fill_(experts * max_tokens_per_batch)
     expert_ids.fill_(-1)
-    for e in range(experts):
-        n, s = int(counts[e]), int(starts[e])
-        sorted_ids[s : s + n] = torch.arange(
-            e * max_tokens_per_batch, e * max_tokens_per_batch + n, dtype=sorted_ids.dtype, device=sorted_ids.device
-        )
-        expert_ids[s // block_size : (s + int(padded[e])) // block_size] = e
-    num_tokens_post_pad.fill_(int(padded.sum()))
+    # all experts at once (no per-expert launches or host reads): token i of expert e goes to starts[e] + i
+    expert_range = torch.arange(experts, device=counts.device)
+    owner = torch.repeat_interleave(expert_range, counts)
+    rank = torch.arange(owner.numel(), device=counts.device) - (torch.cumsum(counts, 0) - counts)[owner]
+    sorted_ids[starts[owner] + rank] = (owner * max_tokens_per_batch + rank).to(sorted_ids.dtype)
+    block_owner = torch.repeat_interleave(expert_range, padded // block_size)
+    expert_ids[: block_owner.numel()] = block_owner.to(expert_ids.dtype)
+    num_tokens_post_pad.fill_(padded.sum())
 
 
 def _batched_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:

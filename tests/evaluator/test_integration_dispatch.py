@@ -65,9 +65,9 @@ def stop_agent(agent: subprocess.Popen) -> None:
 
 
 def retry_locked(action):
-    """Run a DB action of the test thread. On SQLite the test and the live server share one in-memory
-    database whose shared-cache locks fail at once instead of waiting; the runner's HTTP retries
-    cover the server side, this covers ours. (PostgreSQL never needs it.)"""
+    """Run a DB action of the test thread, again if SQLite's busy timeout ran out while the live
+    server held the write lock (the runner's HTTP retries cover the server side, this covers ours;
+    PostgreSQL never needs it)."""
     for _ in range(100):
         try:
             return action()

@@ -384,7 +384,7 @@ def fleet(own_redis, live_server, settings, monkeypatch, tmp_path):
 
 
 def locked_retry(action):
-    """SQLite in-memory under live_server: the test thread's reads may meet the server's write lock."""
+    """SQLite under live_server: the test thread may wait past the busy timeout for the server's write lock."""
     from django.db import OperationalError
 
     for _ in range(100):

@@ -8,6 +8,7 @@ from django.urls import path
 
 from evaluator import services
 from evaluator.models import Chip, Evaluation, EvaluationJob, JobEvent, Runner, RunnerAuditEvent
+from kgsite.read_only_admin import ReadOnlyAdmin
 
 
 @admin.register(Chip)
@@ -170,23 +171,12 @@ class EvaluationJobAdmin(admin.ModelAdmin):
 
 
 @admin.register(Evaluation)
-class EvaluationAdmin(admin.ModelAdmin):
-    """Read-only: a verdict is recorded by evaluator.services from a runner's report (with a JobEvent);
-    one added, edited or deleted here would change the leaderboard with no record of who or why.
-    Evaluations go only with their submission (leaderboard.services.delete_submission)."""
+class EvaluationAdmin(ReadOnlyAdmin):
+    """A verdict is recorded by evaluator.services from a runner's report, with a JobEvent."""
 
     list_display = ("job", "chip", "verdict", "speedup", "sol_pct", "runner", "created_at")
     list_filter = ("chip", "verdict", "tier", "held_out")
     raw_id_fields = ("job", "attempt", "runner")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 class AuditLogAdmin(admin.ModelAdmin):

@@ -5,6 +5,7 @@ from django.http import HttpRequest
 from django.shortcuts import redirect, render
 from django.urls import path
 
+from kgsite.read_only_admin import ReadOnlyAdmin
 from leaderboard.login_throttle import ThrottledAdminAuthenticationForm
 from leaderboard.models import Attempt, LeaderboardEntry, LLMModel, ReportedResult, Scaffold, Submission
 from leaderboard.services import delete_submission, import_reported
@@ -63,7 +64,10 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Attempt)
-class AttemptAdmin(admin.ModelAdmin):
+class AttemptAdmin(ReadOnlyAdmin):
+    """An attempt is the uploaded source its evaluations judged: editing it would pin their verdicts
+    on code they never ran."""
+
     list_display = ("submission", "operator", "sample_index", "prompt_tokens", "completion_tokens", "wall_time_s")
     list_filter = ("operator__source",)
     search_fields = ("submission__name", "operator__id")
@@ -136,15 +140,9 @@ class ReportedResultAdmin(admin.ModelAdmin):
 
 
 @admin.register(LeaderboardEntry)
-class LeaderboardEntryAdmin(admin.ModelAdmin):
-    """Read-only: rebuilt from evaluations by leaderboard.services.refresh_leaderboard_entries."""
+class LeaderboardEntryAdmin(ReadOnlyAdmin):
+    """Rebuilt from evaluations by leaderboard.services.refresh_leaderboard_entries."""
 
     list_display = ("submission", "chip", "operator_set", "operators_evaluated", "operators_correct", "updated_at")
     list_filter = ("operator_set", "chip")
     raw_id_fields = ("submission",)
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False

@@ -5,6 +5,7 @@ one at a time or with the bulk action, goes through leaderboard.services.delete_
 from __future__ import annotations
 
 import pytest
+from django.forms.models import model_to_dict
 from django.urls import reverse
 
 from evaluator.models import Evaluation, EvaluationJob, JobState
@@ -114,3 +115,29 @@ def test_the_bulk_delete_action_goes_through_the_service(admin_client, world, se
     assert sorted(service_calls) == sorted((s.pk, world.staff.pk) for s in selected)
     assert left_of([s.pk for s in selected]) == NOTHING
     assert left_of([bystander.pk]) == before
+
+
+@pytest.mark.parametrize("model", ["attempt", "leaderboardentry"])
+def test_attempts_and_leaderboard_rows_cannot_be_added_edited_or_deleted_in_the_admin(admin_client, world, model):
+    submission = evaluated_submission(world)
+    row = (
+        Attempt.objects.filter(submission=submission)
+        if model == "attempt"
+        else LeaderboardEntry.objects.filter(submission=submission)
+    ).first()
+    before = left_of([submission.pk])
+    assert admin_client.get(reverse(f"admin:leaderboard_{model}_add")).status_code == 403
+    change = reverse(f"admin:leaderboard_{model}_change", args=[row.pk])
+    assert admin_client.get(change).context["adminform"].form.fields == {}  # shown read-only
+    assert admin_client.post(change, {"prompt_tokens": "1", "operators_correct": "99"}).status_code == 403
+    assert (
+        admin_client.post(reverse(f"admin:leaderboard_{model}_delete", args=[row.pk]), {"post": "yes"}).status_code
+        == 403
+    )
+    bulk = admin_client.post(
+        reverse(f"admin:leaderboard_{model}_changelist"),
+        {"action": "delete_selected", "_selected_action": [row.pk], "post": "yes"},
+    )
+    assert bulk.status_code == 200 and not bulk.context["action_form"]
+    assert left_of([submission.pk]) == before
+    assert model_to_dict(type(row).objects.get(pk=row.pk)) == model_to_dict(row)

@@ -1,8 +1,9 @@
 """One device call's worth of harness checks on a real GPU (what docs/benchmarks/harness.md reports):
-the CLI over correct and hostile solutions, then the overhead, stability and accuracy benchmarks.
+the CLI over correct and hostile solutions, the device-hang fault procedure, then the stability,
+accuracy and overhead benchmarks.
 Every step is isolated (its own timeout, its failure recorded) and writes under --out.
 
-    PYTHONPATH=. python3 bench/harness_h200.py --out $OUT [--skip overhead,stability,accuracy]
+    PYTHONPATH=. python3 bench/harness_h200.py --out $OUT [--skip cli,hostile,device_hang,stability,accuracy,overhead]
 """
 
 from __future__ import annotations
@@ -185,8 +186,9 @@ def main() -> None:
         (out / "cli.json").write_text(json.dumps(cli, indent=1))
         steps.append("cli")
     for name, cmd, limit in [
+        ("device_hang", [py, "bench/device_hang.py", "--timeout", "6", "--out", str(out / "device_hang.json")], 90),
+        ("stability", [py, "bench/harness_stability.py", "--budget", "0.3", "--out", str(out / "stability.json")], 260),
         ("accuracy", [py, "bench/harness_accuracy.py", "--ncu", "--out", str(out / "accuracy.json")], 240),
-        ("stability", [py, "bench/harness_stability.py", "--budget", "0.3", "--out", str(out / "stability.json")], 200),
         ("overhead", [py, "bench/harness_overhead.py", "--attempts", "8", "--out", str(out / "overhead.json")], 90),
     ]:
         if name in skip:

@@ -925,6 +925,27 @@ GGML_MUL_MAT_VEC_A8 = vllm_spec(
 )
 
 
+def _expert_rows_product(
+    xq: torch.Tensor,
+    W: torch.Tensor,
+    slots: torch.Tensor,
+    owner: torch.Tensor,
+    quant_type: int,
+    row: int,
+    top_k: int,
+    tokens: int,
+) -> torch.Tensor:
+    """out[slot] = xq[slot // top_k] @ dequant(W[owner])^T for every (slot, owner) pair, one expert at a time:
+    each routed expert is dequantised once and multiplies all its slots in one GEMM, not once per slot or
+    padded block."""
+    cols = xq.shape[1]
+    out = torch.zeros((tokens * top_k, row), dtype=torch.float32, device=xq.device)
+    for expert in owner.unique().tolist():  # at most E iterations
+        rows = slots[owner == expert]
+        out[rows] = xq[rows // top_k] @ ggml_dequantize_rows(W[expert], quant_type, cols).t()
+    return out
+
+
 def ggml_moe_a8(
     X: torch.Tensor,
     W: torch.Tensor,
@@ -936,32 +957,22 @@ def ggml_moe_a8(
     top_k: int,
     tokens: int,
 ) -> torch.Tensor:
-    cols = X.shape[1]
     block = sorted_token_ids.numel() // expert_ids.numel()
-    out = torch.zeros((tokens * top_k, row), dtype=torch.float32, device=X.device)
     xq = _quantize_q8_1(X)
-    used = int(num_tokens_post_padded.reshape(-1)[0])
-    for b in range(used // block):
-        ids = sorted_token_ids[b * block : (b + 1) * block].long()
-        ids = ids[ids < tokens * top_k]
-        if ids.numel() == 0:
-            continue
-        w = ggml_dequantize_rows(W[int(expert_ids[b])], quant_type, cols)
-        out[ids] = xq[ids // top_k] @ w.t()
-    return out
+    used_blocks = int(num_tokens_post_padded.reshape(-1)[0]) // block
+    ids = sorted_token_ids[: used_blocks * block].long()
+    owner = expert_ids[:used_blocks].long().repeat_interleave(block)
+    real = ids < tokens * top_k
+    return _expert_rows_product(xq, W, ids[real], owner[real], quant_type, row, top_k, tokens)
 
 
 def ggml_moe_a8_vec(
     X: torch.Tensor, W: torch.Tensor, topk_ids: torch.Tensor, top_k: int, quant_type: int, row: int, tokens: int
 ) -> torch.Tensor:
-    cols = X.shape[1]
     xq = _quantize_q8_1(X)
-    out = torch.zeros((tokens * top_k, row), dtype=torch.float32, device=X.device)
-    for t in range(tokens):
-        for j in range(top_k):
-            w = ggml_dequantize_rows(W[int(topk_ids[t, j])], quant_type, cols)
-            out[t * top_k + j] = xq[t] @ w.t()
-    return out
+    slots = torch.arange(tokens * top_k, device=X.device)
+    owner = topk_ids[:tokens, :top_k].reshape(-1).long()
+    return _expert_rows_product(xq, W, slots, owner, quant_type, row, top_k, tokens)
 
 
 def _moe_gemm_cost(inputs: dict[str, Any], experts_used: torch.Tensor) -> Cost:

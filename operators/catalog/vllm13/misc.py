@@ -99,30 +99,43 @@ def selective_scan_fwd(
     initial_state_idx: torch.Tensor | None = None,
 ) -> None:
     dim, total = u.shape
+    device = u.device
     groups = B.shape[0]
-    group_of_dim = torch.arange(dim, device=u.device) // (dim // groups)
-    starts = query_start_loc.tolist()
+    group_of_dim = torch.arange(dim, device=device) // (dim // groups)
     A32 = A.float()
-    y_all = torch.zeros((dim, total), dtype=torch.float32, device=u.device)
-    for b in range(len(starts) - 1):
-        slot = int(cache_indices[b]) if cache_indices is not None else b
-        if slot == pad_slot_id:
-            continue
-        if has_initial_state is not None and bool(has_initial_state[b]):
-            h = ssm_states[slot].float().clone()
-        else:
-            h = torch.zeros((dim, A.shape[1]), dtype=torch.float32, device=u.device)
-        for t in range(starts[b], starts[b + 1]):
-            dt_t = delta[:, t].float()
-            if delta_bias_ is not None:
-                dt_t = dt_t + delta_bias_.float()
-            if delta_softplus:
-                dt_t = torch.where(dt_t <= 20.0, torch.log1p(torch.exp(dt_t)), dt_t)
-            b_t = B[group_of_dim, :, t].float()  # [dim, dstate]
-            c_t = C[group_of_dim, :, t].float()
-            h = torch.exp(dt_t[:, None] * A32) * h + (dt_t * u[:, t].float())[:, None] * b_t
-            y_all[:, t] = (h * c_t).sum(dim=-1)
-        ssm_states[slot] = h.to(ssm_states.dtype)
+    # the whole of dt at once (elementwise, as the per-token formula)
+    dt_all = delta.float()
+    if delta_bias_ is not None:
+        dt_all = dt_all + delta_bias_.float()[:, None]
+    if delta_softplus:
+        dt_all = torch.where(dt_all <= 20.0, torch.log1p(torch.exp(dt_all)), dt_all)
+    # all sequences advance together, one time step per iteration (the recurrence stays sequential in
+    # time): max(seqlen) iterations instead of sum(seqlen), and no host reads inside the loop
+    first = query_start_loc.long()[:-1]
+    lengths = query_start_loc.long()[1:] - first
+    count = first.numel()
+    slots = cache_indices.long()[:count] if cache_indices is not None else torch.arange(count, device=device)
+    live = slots != pad_slot_id
+    safe_slots = torch.where(live, slots, 0)
+    h = torch.zeros((count, dim, A.shape[1]), dtype=torch.float32, device=device)
+    if has_initial_state is not None:
+        h = torch.where(has_initial_state[:count].bool()[:, None, None], ssm_states[safe_slots].float(), h)
+    # token-major copies, so a step gathers contiguous rows
+    dt_rows, u_rows = dt_all.t().contiguous(), u.float().t().contiguous()  # [total, dim]
+    b_rows, c_rows = B.float().permute(2, 0, 1).contiguous(), C.float().permute(2, 0, 1).contiguous()
+    # one spare row takes the writes of sequences that are finished (or skipped) at a step
+    y_rows = torch.zeros((total + 1, dim), dtype=torch.float32, device=device)
+    for step in range(int(lengths.max()) if count else 0):
+        active = live & (step < lengths)
+        t = torch.where(active, first + step, 0)
+        dt_t = dt_rows[t]  # [count, dim]
+        b_t = b_rows[t][:, group_of_dim]  # [count, dim, dstate]
+        c_t = c_rows[t][:, group_of_dim]
+        stepped = torch.exp(dt_t[:, :, None] * A32) * h + (dt_t * u_rows[t])[:, :, None] * b_t
+        h = torch.where(active[:, None, None], stepped, h)
+        y_rows[torch.where(active, t, total)] = (h * c_t).sum(dim=-1)
+    y_all = y_rows[:total].t()
+    ssm_states[slots[live]] = h[live].to(ssm_states.dtype)
     if D_ is not None:
         y_all = y_all + D_.float()[:, None] * u.float()
     if z_ is not None:

@@ -95,10 +95,8 @@ class Backend:
     def graph_context(self, graph: Any) -> Any:
         raise NotImplementedError
 
-    graph_method: str = "graph"
-    flush_min_bytes: int = (
-        256 << 20
-    )  # the L2 flush writes at least this much (as do_bench's 256 MB)  # the result's timing.method name for graph-replay timing
+    graph_method: str = "graph"  # the result's timing.method name for graph-replay timing
+    flush_min_bytes: int = 256 << 20  # the L2 flush writes at least this much (as do_bench's 256 MB)
 
     def spin(self, microseconds: float) -> None:
         """Keep the device busy for about this long so the host can enqueue a timed call before the

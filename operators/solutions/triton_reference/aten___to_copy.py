@@ -3,6 +3,8 @@
 Wrappers: `_to_copy`. Conversions happen in the kernel (`.to(dtype)`: round to nearest even for float
 narrowing on GPUs, truncation toward zero for float -> int, `!= 0` for -> bool). Output strides follow
 memory_format like PyTorch (preserve_format: self's strides when dense, else dense in self's stride order).
+The kernel walks the elements in the output's memory order, so same-order copies (contiguous, or a transposed
+view kept transposed by preserve_format) collapse to one flat run and both sides are read/written coalesced.
 Only same-device, strided-layout copies are supported. Policy: torch only allocates.
 """
 
@@ -117,7 +119,13 @@ def _strided_copy(src, dst, shape, src_strides, dst_strides, src_start=0, dst_st
         n *= size
     if n == 0:
         return
-    sizes, (a, b) = _collapse(list(shape), list(src_strides), list(dst_strides))
+    # walk the index space in dst's memory order (any dim order visits the same element pairs): a transposed
+    # input copied with preserve_format then collapses to one flat, coalesced run on both sides instead of
+    # touching one element per 32-byte sector
+    order = sorted(range(len(shape)), key=lambda d: dst_strides[d], reverse=True)
+    sizes, (a, b) = _collapse(
+        [shape[d] for d in order], [src_strides[d] for d in order], [dst_strides[d] for d in order]
+    )
     grid = (triton.cdiv(n, BLOCK_SIZE),)
     _copy_kernel[grid](
         src,

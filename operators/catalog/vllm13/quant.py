@@ -346,16 +346,28 @@ SCALED_INT8_QUANT = vllm_spec(
 
 
 def cutlass_pack_scale_fp8(scales: torch.Tensor) -> torch.Tensor:
-    # each scale s becomes the 8 e4m3 values s*-8, s*-7, ..., s*-2, -s (the negative half of the int4 range,
-    # the positive half is derived inside the W4A8 mainloop)
+    # each scale s becomes the 8 e4m3 values s*-8, s*-7, ..., s*-2, -s in that byte order (the negative half
+    # of the int4 range; the W4A8 mainloop derives the positive half); CUTLASS converts the fp32 product with
+    # round-to-nearest-even and saturation to +-448, which clamp-then-round reproduces exactly
     s = scales.float().reshape(-1, 1)
     multipliers = torch.tensor([-8.0, -7.0, -6.0, -5.0, -4.0, -3.0, -2.0, -1.0], device=scales.device)
     packed = (s * multipliers).clamp(-FP8_MAX, FP8_MAX).to(FP8)
     return packed.reshape(-1)
 
 
+def every_finite_e4m3(device: torch.device | str = "cpu") -> torch.Tensor:
+    """The 254 finite float8_e4m3fn values (both zeros, subnormals, up to +-448), by bit pattern."""
+    codes = torch.arange(256, dtype=torch.int32, device=device)
+    finite = (codes & 0x7F) != 0x7F
+    return codes[finite].to(torch.uint8).view(FP8)
+
+
 def _pack_scale_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     rows, cols = case["shape"]
+    if case.get("values") == "every_finite_e4m3":
+        # saturation (|s| * 8 > 448), subnormal products and signed zeros, in a random order
+        values = every_finite_e4m3(rng.device)
+        return {"scales": values[rng.randperm(values.numel())].reshape(rows, cols).contiguous()}
     return {"scales": rng.randn((rows, cols), "float32").to(FP8)}
 
 
@@ -364,29 +376,35 @@ CUTLASS_PACK_SCALE_FP8 = vllm_spec(
     category="layout",
     description=(
         "Pack fp8 (e4m3fn) group scales for vLLM's CUTLASS W4A8 GEMM: every scale s becomes 8 consecutive e4m3 "
-        "values (s*-8, s*-7, s*-6, s*-5, s*-4, s*-3, s*-2, -s) (fp32 multiply, one rounding); returns a flat "
-        "float8_e4m3fn tensor of 8 * scales.numel() elements in row-major scale order."
+        "values (s*-8, s*-7, s*-6, s*-5, s*-4, s*-3, s*-2, -s) (fp32 multiply, one round-to-nearest-even, "
+        "saturating to +-448); returns a flat float8_e4m3fn tensor of 8 * scales.numel() elements in row-major "
+        "scale order."
     ),
     reference_impl=cutlass_pack_scale_fp8,
     make_inputs=_pack_scale_inputs,
     cases={
         "smoke": [{"shape": [2, 4]}, {"shape": [3, 8]}],
         "full": [{"shape": list(s)} for s in [(1, 4), (4, 4), (8, 8), (16, 16), (4, 16), (32, 8), (64, 16), (128, 32)]],
-        "edge": [{"shape": [1, 1]}],
+        "edge": [{"shape": [1, 1]}, {"shape": [2, 127], "values": "every_finite_e4m3"}],
         "perf": [{"shape": [4096, 112]}],
     },
     fidelity=(
-        "Reconstructed from CUTLASS example 55 (hopper int4 x fp8 GEMM) packed_scale_t, which vLLM's "
-        "csrc/quantization/cutlass_w4a8 pack_scale_fp8 wraps: 8 e4m3 values per scale, the negative multiples "
-        "-8..-1. Upstream grid (8); exact."
+        "Checked against vLLM's source: csrc/quantization/cutlass_w4a8/w4a8_mm_entry.cu (vllm-project/vllm, "
+        "stored versions 0065de94 and 5d1ee758; the v0.13.x tag itself could not be fetched, both have the same "
+        "pack_scale_fp8 body, as has the later torch::stable port) allocates a flat e4m3 tensor of scales.numel() * 8 and calls "
+        "cutlass::pack_scale_fp8 from CUTLASS tools/util/include/cutlass/util/mixed_dtype_utils.hpp "
+        "(NVIDIA/cutlass 18abab5f), a host loop that builds packed_scale_t<float_e4m3_t>(s) per scale: "
+        "pack4 puts its first argument in the lowest byte, so memory order is s*-8 .. s*-2 then -s, each "
+        "float_e4m3_t(float(s) * -k) (host path of include/cutlass/float8.h 082a375c: round to nearest even, "
+        "satfinite to +-448; -s is float_e4m3_t(-float(s))). vLLM's tests (tests/kernels/quantization/"
+        "test_cutlass_w4a8.py) check the op only through cutlass_w4a8_mm. Verified by "
+        "tests/operators/test_vllm13_layouts.py: an exact-rational nearest-e4m3 search (ties to even, "
+        "saturation) over every finite e4m3 scale times -8..-1, byte for byte against the reference, plus all "
+        "tiers' inputs. Upstream grid (8); exact."
     ),
     returns=True,
     checkers=(exact,),
     cost=bytes_cost(),
-    provisional=(
-        "Output shape (flat vs [..., 8*cols]) and the byte order of the 8 packed values come from CUTLASS's "
-        "packed_scale_t as remembered, not from vLLM 0.13's source or a run of the op."
-    ),
 )
 
 

@@ -82,3 +82,105 @@ def test_pack_scale_every_tier_matches_brute_force(seed: int) -> None:
         got = spec.run_reference(spec.make_inputs(case, Rng(seed)))
         assert got.shape == (8 * scales.numel(),) and got.dtype == torch.float8_e4m3fn
         assert torch.equal(got.view(torch.uint8), _packed_bytes_brute_force(scales)), case
+
+
+# ---------------------------------------------------------------- moe_lora_align_block_size
+
+
+def _lora_align_brute_force(inputs: dict) -> tuple[list[int], list[int], list[int]]:
+    """Plain loops: for each written LoRA slot, for each expert in order, its slots in ascending order,
+    padded with the sentinel to a multiple of block_size; blocks past the end are -1."""
+    topk_ids = inputs["topk_ids"].tolist()
+    mapping = inputs["token_lora_mapping"].tolist()
+    experts, bs, loras = inputs["num_experts"], inputs["block_size"], inputs["max_loras"]
+    pad, blocks = inputs["max_num_tokens_padded"], inputs["max_num_m_blocks"]
+    sorted_ids = inputs["sorted_token_ids"].tolist()
+    expert_ids = inputs["experts_ids"].tolist()
+    post_pad = inputs["num_tokens_post_pad"].tolist()
+    topk = len(topk_ids[0])
+    numel = len(topk_ids) * topk
+    enabled = inputs["adapter_enabled"].tolist()
+    for lora in inputs["lora_ids"].tolist()[:loras]:
+        if lora == -1 or not enabled[lora]:
+            continue
+        ids: list[int] = []
+        owners: list[int] = []
+        for expert in range(experts):
+            slots = [s for s in range(numel) if topk_ids[s // topk][s % topk] == expert and mapping[s // topk] == lora]
+            padded = -(-len(slots) // bs) * bs
+            ids += slots + [numel] * (padded - len(slots))
+            owners += [expert] * (padded // bs)
+        sorted_ids[lora * pad : (lora + 1) * pad] = ids + [numel] * (pad - len(ids))
+        expert_ids[lora * blocks : (lora + 1) * blocks] = owners + [-1] * (blocks - len(owners))
+        post_pad[lora] = len(ids)
+    return sorted_ids, expert_ids, post_pad
+
+
+def _vllm_test_oracle(inputs: dict, out: tuple) -> None:
+    """vLLM tests/lora/test_moe_lora_align_sum.py: every non-sentinel id in block b routes to expert_ids[b]
+    (here also: belongs to a token of that LoRA, and every such slot appears exactly once)."""
+    flat = inputs["topk_ids"].reshape(-1)
+    topk = inputs["topk_ids"].shape[1]
+    pad, blocks, bs = inputs["max_num_tokens_padded"], inputs["max_num_m_blocks"], inputs["block_size"]
+    enabled = inputs["adapter_enabled"].tolist()
+    for lora in inputs["lora_ids"].tolist()[: inputs["max_loras"]]:
+        if lora == -1 or not enabled[lora]:
+            continue
+        seg = out[0][lora * pad : lora * pad + blocks * bs].view(blocks, bs)  # whole blocks only
+        owners = out[1][lora * blocks : (lora + 1) * blocks]
+        seen = []
+        for b in range(seg.shape[0]):
+            ids = seg[b][seg[b] != flat.numel()].long()
+            if ids.numel():
+                assert torch.all(flat[ids] == owners[b])
+                assert torch.all(inputs["token_lora_mapping"][ids // topk] == lora)
+                seen += ids.tolist()
+        mine = (inputs["token_lora_mapping"].repeat_interleave(topk) == lora).nonzero().flatten().tolist()
+        assert sorted(seen) == mine
+
+
+def _random_lora_case(rng: torch.Generator) -> dict:
+    tokens = int(torch.randint(1, 80, (1,), generator=rng))
+    topk = int(torch.randint(1, 5, (1,), generator=rng))
+    experts = int(torch.randint(max(topk, 2), 20, (1,), generator=rng))
+    bs = [1, 2, 4, 8, 16][int(torch.randint(0, 5, (1,), generator=rng))]
+    loras = int(torch.randint(1, 5, (1,), generator=rng))
+    enabled = (torch.rand(loras + 1, generator=rng) < 0.7).int().tolist()
+    ids = [i if float(torch.rand(1, generator=rng)) < 0.8 else -1 for i in torch.randperm(loras, generator=rng)]
+    return {"config": [tokens, topk, experts, bs, loras], "lora_ids": [int(i) for i in ids], "adapter_enabled": enabled}
+
+
+def _lora_cases() -> list[dict]:
+    rng = torch.Generator().manual_seed(5)
+    return _all_cases("moe_lora_align_block_size") + [_random_lora_case(rng) for _ in range(12)]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_moe_lora_align_matches_brute_force_and_vllms_oracle(seed: int) -> None:
+    spec = SPECS["moe_lora_align_block_size"]
+    for case in _lora_cases():
+        inputs = spec.make_inputs(case, Rng(seed))
+        expected = _lora_align_brute_force(spec.make_inputs(case, Rng(seed)))
+        out = spec.run_reference(inputs)
+        # the reference keeps ascending slot order inside a run, so it equals the brute force exactly
+        assert [t.tolist() for t in out] == list(expected), case
+        _vllm_test_oracle(spec.make_inputs(case, Rng(seed)), out)
+        assert spec.compare(out, out, case, spec.make_inputs(case, Rng(seed))).passed
+
+
+def test_moe_lora_compare_accepts_reordered_runs_and_rejects_wrong_owners() -> None:
+    spec = SPECS["moe_lora_align_block_size"]
+    case = {"config": [20, 2, 4, 4, 2]}
+    inputs = spec.make_inputs(case, Rng(3))
+    ref = spec.run_reference(spec.make_inputs(case, Rng(3)))
+    pad, total = inputs["max_num_tokens_padded"], int(ref[2][0])
+    shuffled = ref[0].clone()
+    first_run = int((ref[1][: total // 4] == ref[1][0]).sum()) * 4  # lora 0, expert of block 0
+    shuffled[:first_run] = shuffled[:first_run].flip(0)
+    assert spec.compare((shuffled, ref[1], ref[2]), ref, case, inputs).passed
+    wrong_tail = ref[1].clone()
+    wrong_tail[inputs["max_num_m_blocks"] - 1] = 0  # an unused block of slot 0 must stay -1
+    assert not spec.compare((ref[0], wrong_tail, ref[2]), ref, case, inputs).passed
+    moved = ref[0].clone()
+    moved[[0, pad - 1]] = moved[[pad - 1, 0]]  # a token pushed into the sentinel tail
+    assert not spec.compare((moved, ref[1], ref[2]), ref, case, inputs).passed

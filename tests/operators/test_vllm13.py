@@ -155,7 +155,9 @@ def test_full_tier_is_upstreams_grid(name: str) -> None:
 def test_provisional_specs_say_why() -> None:
     provisional = {n for n, s in SPECS.items() if s.provisional}
     # layouts we could not establish (Marlin, AllSpark, GGUF MoE blocks, ...)
-    assert {"gptq_marlin_gemm", "gptq_marlin_24_gemm", "allspark_w8a16_gemm"} <= provisional
+    assert {"gptq_marlin_24_gemm", "allspark_w8a16_gemm"} <= provisional
+    # Marlin's real tile/scale layouts, checked against vLLM's repack kernel and tests (test_vllm13_marlin.py)
+    assert not {"gptq_marlin_gemm", "gptq_marlin_moe_repack", "awq_marlin_moe_repack"} & provisional
     # verified against vLLM's source and CUTLASS (tests/operators/test_vllm13_layouts.py)
     assert "cutlass_pack_scale_fp8" not in provisional
     assert all(len(SPECS[n].provisional) > 40 for n in provisional)

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from operators.catalog.vllm13._marlin import marlin_pack, marlin_permute_scales, marlin_unpack, marlin_unpermute_scales
 from operators.catalog.vllm13._support import UINT4B8, VD, Checker, bytes_cost, close, dt, vllm_spec
 from operators.spec import Comparison, Cost, Rng
 
@@ -433,12 +434,6 @@ def marlin_tile_unpack(words: torch.Tensor, k: int, n: int, bits: int) -> torch.
     return flat.transpose(1, 2).reshape(k, n)
 
 
-MARLIN_LAYOUT_CAVEAT = (
-    "Marlin's real tile layout (16x64 tiles with the mma-fragment permutation applied by gptq_marlin_repack) "
-    "is not reproduced: b_q_weight uses our own slab layout (see description)."
-)
-
-
 def gptq_marlin_gemm(
     a: torch.Tensor,
     c: torch.Tensor | None,
@@ -460,9 +455,11 @@ def gptq_marlin_gemm(
     use_fp32_reduce: bool = False,
     is_zp_float: bool = False,
 ) -> torch.Tensor:
-    q = marlin_tile_unpack(b_q_weight, size_k, size_n, b_q_type.size_bits)
-    group = size_k // b_scales.shape[0]
-    w = (q - b_q_type.bias).to(a.dtype) * b_scales.repeat_interleave(group, dim=0)
+    # no act-order, no zero points: the kernel reads one scale row per K/G rows, channelwise when G == 1
+    q = marlin_unpack(b_q_weight, size_k, size_n, b_q_type.size_bits)
+    groups = b_scales.shape[0]
+    scales = marlin_unpermute_scales(b_scales, size_n, grouped=groups > 1)
+    w = (q - b_q_type.bias).to(a.dtype) * scales.repeat_interleave(size_k // groups, dim=0)
     out = a.float() @ w.float()
     if b_bias is not None:
         out = out + b_bias.float()
@@ -473,17 +470,19 @@ def _marlin_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     m, k, n = case["config"]
     group = 128
     dev = rng.device
+    no_act_order = torch.empty(0, dtype=torch.int32, device=dev)  # what vLLM passes without act-order
+    scales = rng.uniform((k // group, n), 0.002, 0.02, "float16")
     return {
         "a": rng.randn((m, k), "float16"),
         "c": None,
-        "b_q_weight": marlin_tile_pack(rng.randint(0, 16, (k, n)), 4),
+        "b_q_weight": marlin_pack(rng.randint(0, 16, (k, n)), 4),
         "b_bias": None,
-        "b_scales": rng.uniform((k // group, n), 0.002, 0.02, "float16"),
+        "b_scales": marlin_permute_scales(scales, n, grouped=k > group),
         "a_scales": None,
         "global_scale": None,
         "b_zeros": torch.empty(0, dtype=torch.int32, device=dev),
-        "g_idx": (torch.arange(k, device=dev, dtype=torch.int32) // group),
-        "perm": torch.arange(k, device=dev, dtype=torch.int32),
+        "g_idx": no_act_order,
+        "perm": no_act_order,
         "workspace": torch.zeros(n, dtype=torch.int32, device=dev),
         "b_q_type": UINT4B8,
         "size_m": m,
@@ -500,15 +499,19 @@ GPTQ_MARLIN_GEMM = vllm_spec(
     name="gptq_marlin_gemm",
     category="matmul",
     description=(
-        "Marlin W4A16 GEMM (uint4b8 weights: value = code - 8, group size 128, no act-order): out [M, N] = "
-        "a @ ((q - 8) * b_scales[k // 128, n]). In this catalog b_q_weight [K/16, N*16/8] int32 holds, for each "
-        "16-row slab of K, the 16 codes of column 0, then column 1, ..., packed 8 per word (low nibble first). "
-        "b_q_type carries size_bits and bias."
+        "Marlin W4A16 GEMM (uint4b8 weights: value = code - 8, group size 128, no act-order, no zero points): "
+        "out [M, N] = a @ ((q - 8) * s[k // 128, n]) (+ b_bias). b_q_weight [K/16, N*2] int32 is Marlin's "
+        "layout: 16x64 (k x n) tiles, k-tile major; in a tile, word th*4 + w (w = 0..3 picks 16 columns, "
+        "th = 0..31) holds rows r = 2*(th%4) + (0, 1, 8, 9) of columns c = 16w + th//4 and c + 8, nibbles "
+        "0..7 = (r0,c), (r2,c), (r0,c+8), (r2,c+8), (r1,c), (r3,c), (r1,c+8), (r3,c+8). b_scales [K/128, N] "
+        "fp16 in Marlin's order: every run of 64 scales (row-major) stored as an 8x8 transpose, or, when K = "
+        "128 (a single group: channelwise), each run of 32 reordered to 2i + (0, 1, 8, 9, 16, 17, 24, 25) for "
+        "i = 0..3. g_idx and perm are empty. b_q_type carries size_bits and bias."
     ),
     reference_impl=gptq_marlin_gemm,
     make_inputs=_marlin_inputs,
     cases={
-        "smoke": [{"config": [3, 128, 16]}, {"config": [2, 256, 8]}],
+        "smoke": [{"config": [3, 128, 64]}, {"config": [2, 256, 64]}],
         "full": [
             {"config": list(c)}
             for c in [
@@ -526,13 +529,20 @@ GPTQ_MARLIN_GEMM = vllm_spec(
         "perf": [{"config": [16, 4096, 14336]}, {"config": [2048, 4096, 4096]}],
     },
     fidelity=(
-        "Dequantise-then-matmul reference of a uint4b8 group-128 GPTQ weight; upstream configs (8). "
-        + MARLIN_LAYOUT_CAVEAT
+        "Inputs come from our re-implementation (operators/catalog/vllm13/_marlin.py) of the layout vLLM's "
+        "test_marlin_gemm feeds this kernel: marlin_weights(get_weight_perm(4)) and marlin_permute_scales "
+        "(marlin_utils_test.py 04aa528e, marlin_utils.py 007d5005), the weight layout being the one both repack "
+        "kernels are asserted to produce (gptq_marlin_repack.cu 0794945f); scale grouping as in "
+        "gptq_marlin.cu (one scale row = channelwise, empty g_idx/perm = no act-order). The reference inverts "
+        "both layouts and dequantises (q - 8) * s in fp16, as vLLM's w_ref, then matmuls in fp32. Checked in "
+        "tests/operators/test_vllm13.py: the packer equals an explicit per-thread index formulation of the "
+        "repack kernel, pack/unpack and scale permute/unpermute round-trip, and the reference equals a @ the "
+        "explicitly dequantised weight. Upstream configs (8); smoke N raised to 64 (Marlin's minimum tile). "
+        "atol = 1e-4*K, fp16 resolution."
     ),
     returns=True,
     compare=_k_compare(lambda i: i["size_k"], matmul_close),
     cost=lambda c, i: _gemm_cost(i["size_m"], i["size_n"], i["size_k"], "float16", i, i["size_m"] * i["size_n"] * 2),
-    provisional=MARLIN_LAYOUT_CAVEAT,
 )
 
 

@@ -8,14 +8,9 @@ from typing import Any
 import torch
 
 from operators.catalog.common import product
+from operators.catalog.vllm13._marlin import marlin_pack
 from operators.catalog.vllm13._support import bytes_cost, exact, vllm_spec
-from operators.catalog.vllm13.qgemm import (
-    AWQ_NIBBLE_OF_COLUMN,
-    MARLIN_LAYOUT_CAVEAT,
-    _to_int32,
-    marlin_tile_pack,
-    pack_along_rows,
-)
+from operators.catalog.vllm13.qgemm import AWQ_NIBBLE_OF_COLUMN, _to_int32, pack_along_rows
 from operators.spec import Rng
 
 # ---------------------------------------------------------------- permute_cols
@@ -139,6 +134,18 @@ GPTQ_SHUFFLE = vllm_spec(
 
 # ---------------------------------------------------------------- Marlin MoE repacks
 
+# AWQ packs 32/bits columns per word along N, column j of a word in slot WORD_SLOT_OF_AWQ_COLUMN[bits][j]
+# (vLLM awq_marlin_repack.cu undo_pack tables; the inverse of quant_utils.awq_pack's interleave)
+WORD_SLOT_OF_AWQ_COLUMN = {4: AWQ_NIBBLE_OF_COLUMN, 8: [0, 2, 1, 3]}
+
+MOE_REPACK_SOURCES = (
+    "vLLM vllm/_custom_ops.py: the MoE repack loops over experts calling gptq_marlin_repack(b_q_weight[e], "
+    "perm[e], ...) / awq_marlin_repack(b_q_weight[e], ...) (the AWQ one never reads perm) into "
+    "[E, K/16, N*bits/2]; gptq_marlin_repack.cu (index copy at 0794945f) / awq_marlin_repack.cu (18a21921) "
+    "for the tile layout, which vLLM's test_marlin_gemm.py (01065c02) asserts equal to marlin_weights("
+    "get_weight_perm(bits)) of marlin_utils_test.py (04aa528e); layout in operators/catalog/vllm13/_marlin.py."
+)
+
 
 def _unpack_cols(words: torch.Tensor, bits: int, order: list[int] | None) -> torch.Tensor:
     per_word = 32 // bits
@@ -148,43 +155,46 @@ def _unpack_cols(words: torch.Tensor, bits: int, order: list[int] | None) -> tor
     return v.reshape(*words.shape[:-1], words.shape[-1] * per_word)
 
 
-def _repack_experts(codes: list[torch.Tensor], perm: torch.Tensor, bits: int) -> torch.Tensor:
-    out = []
-    for e, q in enumerate(codes):
-        if perm.numel():
-            q = q[perm[e].long()]
-        out.append(marlin_tile_pack(q, bits))
-    return torch.stack(out)
+def _pack_cols(values: torch.Tensor, bits: int, order: list[int] | None) -> torch.Tensor:
+    per_word = 32 // bits
+    nibble = order or list(range(per_word))
+    v = values.long().reshape(*values.shape[:-1], values.shape[-1] // per_word, per_word)
+    shifts = torch.tensor([bits * nibble[j] for j in range(per_word)], device=values.device)
+    return _to_int32((v << shifts).sum(dim=-1))
+
+
+def _require_16bit_activations(is_a_8bit: bool) -> None:
+    if is_a_8bit:
+        raise NotImplementedError("the int8/fp8-activation Marlin layout (32x32 tiles) is not in this catalog")
 
 
 def gptq_marlin_moe_repack(
     b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int, num_bits: int, is_a_8bit: bool = False
 ) -> torch.Tensor:
-    codes = [_unpack_rows(b_q_weight[e], num_bits) for e in range(b_q_weight.shape[0])]
-    return _repack_experts(codes, perm, num_bits)
+    _require_16bit_activations(is_a_8bit)
+    out = []
+    for e in range(b_q_weight.shape[0]):
+        q = _unpack_rows(b_q_weight[e], num_bits)
+        if perm[e].numel():  # act-order: new row k = old row perm[e, k]
+            q = q[perm[e].long()]
+        out.append(marlin_pack(q, num_bits))
+    return torch.stack(out)
 
 
 def awq_marlin_moe_repack(
     b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int, num_bits: int, is_a_8bit: bool = False
 ) -> torch.Tensor:
-    order = AWQ_NIBBLE_OF_COLUMN if num_bits == 4 else None
-    codes = [_unpack_cols(b_q_weight[e], num_bits, order) for e in range(b_q_weight.shape[0])]
-    return _repack_experts(codes, perm, num_bits)
-
-
-def _pack_cols(values: torch.Tensor, bits: int, order: list[int] | None) -> torch.Tensor:
-    per_word = 32 // bits
-    nibble = order or list(range(per_word))
-    v = values.long().reshape(values.shape[0], values.shape[1] // per_word, per_word)
-    shifts = torch.tensor([bits * nibble[j] for j in range(per_word)], device=values.device)
-    return _to_int32((v << shifts).sum(dim=-1))
+    # perm is accepted and ignored, as in vLLM (AWQ has no act-order)
+    _require_16bit_activations(is_a_8bit)
+    order = WORD_SLOT_OF_AWQ_COLUMN[num_bits]
+    return torch.stack([marlin_pack(_unpack_cols(w, num_bits, order), num_bits) for w in b_q_weight])
 
 
 def _moe_repack_inputs(case: dict[str, Any], rng: Rng, *, awq: bool) -> dict[str, Any]:
     experts, k, n, bits = case["config"]
     codes = [rng.randint(0, 1 << bits, (k, n)) for _ in range(experts)]
     if awq:
-        packed = torch.stack([_pack_cols(c, bits, AWQ_NIBBLE_OF_COLUMN if bits == 4 else None) for c in codes])
+        packed = torch.stack([_pack_cols(c, bits, WORD_SLOT_OF_AWQ_COLUMN[bits]) for c in codes])
     else:
         packed = torch.stack([pack_along_rows(c, bits) for c in codes])
     if case.get("act_order"):
@@ -207,50 +217,66 @@ UPSTREAM_MOE_REPACK = [
     (8, 1024, 512, 4),
 ]
 
+MARLIN_LAYOUT_TEXT = (
+    "Marlin's layout (is_a_8bit=False): 16x64 (k x n) tiles, k-tile major; in a tile, thread th = 0..31 and "
+    "16-column block w = 0..3 own rows r = 2*(th%4) + (0, 1, 8, 9) of columns c = 16w + th//4 and c + 8; "
+    "4-bit: word th*4 + w, nibbles 0..7 = (r0,c), (r2,c), (r0,c+8), (r2,c+8), (r1,c), (r3,c), (r1,c+8), "
+    "(r3,c+8); 8-bit: words th*8 + 2w and th*8 + 2w + 1, bytes (r0,c), (r2,c), (r1,c), (r3,c) and the same "
+    "for column c+8. Needs K % 16 == 0 and N % 64 == 0."
+)
+
 GPTQ_MARLIN_MOE_REPACK = vllm_spec(
     name="gptq_marlin_moe_repack",
     category="layout",
     description=(
-        "Repack per-expert GPTQ weights b_q_weight [E, K*bits/32, N] int32 (rows packed along K) into the "
-        "catalog's Marlin slab layout [E, K/16, N*16*bits/32] (see gptq_marlin_gemm), after applying the "
-        "per-expert row permutation perm [E, K] (new row k = old row perm[e, k])."
+        "Repack per-expert GPTQ weights b_q_weight [E, K*bits/32, N] int32 (32/bits consecutive rows per word, "
+        "row r at bits r*bits) into [E, K/16, N*bits/2] int32 in " + MARLIN_LAYOUT_TEXT + " With a non-empty "
+        "perm [E, K] the rows are taken in act-order first: new row k = old row perm[e, k]."
     ),
     reference_impl=gptq_marlin_moe_repack,
     make_inputs=lambda case, rng: _moe_repack_inputs(case, rng, awq=False),
     cases={
-        "smoke": [{"config": [2, 32, 16, 4]}, {"config": [2, 32, 8, 8], "act_order": True}],
+        "smoke": [{"config": [2, 32, 64, 4]}, {"config": [2, 32, 64, 8], "act_order": True}],
         "full": [{"config": list(c)} for c in UPSTREAM_MOE_REPACK],
-        "edge": [{"config": [3, 64, 24, 4], "act_order": True}],
+        "edge": [{"config": [3, 48, 192, 4], "act_order": True}],
         "perf": [{"config": [64, 2048, 1408, 4]}],
     },
-    fidelity="Unpack GPTQ, permute rows, repack into the catalog's slab layout; upstream configs (10); exact.",
+    fidelity=(
+        MOE_REPACK_SOURCES + " Checked in tests/operators/test_vllm13.py: the tile packer equals an explicit "
+        "per-thread index formulation of repack_tile (4 and 8 bits), and repack -> our own unpack gives back "
+        "the original codes in perm order (vLLM's own oracle compares the words with marlin_weights). Upstream "
+        "configs (10); smoke/edge N raised to Marlin's 64-column tile. Exact."
+    ),
     returns=True,
     checkers=(exact,),
     cost=bytes_cost(),
-    provisional=MARLIN_LAYOUT_CAVEAT,
 )
 
 AWQ_MARLIN_MOE_REPACK = vllm_spec(
     name="awq_marlin_moe_repack",
     category="layout",
     description=(
-        "Repack per-expert AWQ weights b_q_weight [E, K, N*bits/32] int32 (packed along N; 4-bit in AWQ nibble "
-        "order [0, 4, 1, 5, 2, 6, 3, 7], 8-bit sequential) into the catalog's Marlin slab layout "
-        "[E, K/16, N*16*bits/32], after the per-expert row permutation perm [E, K]."
+        "Repack per-expert AWQ weights b_q_weight [E, K, N*bits/32] int32 (packed along N; column j of a word "
+        "in 4-bit nibble [0, 4, 1, 5, 2, 6, 3, 7][j] or 8-bit byte [0, 2, 1, 3][j]) into [E, K/16, N*bits/2] "
+        "int32 in " + MARLIN_LAYOUT_TEXT + " perm is accepted and ignored (vLLM never reads it here)."
     ),
     reference_impl=awq_marlin_moe_repack,
     make_inputs=lambda case, rng: _moe_repack_inputs(case, rng, awq=True),
     cases={
-        "smoke": [{"config": [2, 32, 16, 4]}, {"config": [2, 32, 8, 8]}],
+        "smoke": [{"config": [2, 32, 64, 4]}, {"config": [2, 32, 64, 8]}],
         "full": [{"config": list(c)} for c in UPSTREAM_MOE_REPACK],
-        "edge": [{"config": [3, 64, 24, 4], "act_order": True}],
+        "edge": [{"config": [3, 48, 192, 4], "act_order": True}],
         "perf": [{"config": [64, 2048, 1408, 4]}],
     },
-    fidelity="Unpack AWQ, permute rows, repack into the catalog's slab layout; upstream configs (10); exact.",
+    fidelity=(
+        MOE_REPACK_SOURCES + " AWQ column order from awq_marlin_repack.cu's undo_pack tables (4 and 8 bits). "
+        "Checked in tests/operators/test_vllm13.py: AWQ repack equals the GPTQ repack of the same codes, its "
+        "output does not depend on perm, and unpacking gives back the codes. The edge case passes a random perm "
+        "that must be ignored. Upstream configs (10); smoke/edge N raised to Marlin's 64-column tile. Exact."
+    ),
     returns=True,
     checkers=(exact,),
     cost=bytes_cost(),
-    provisional=MARLIN_LAYOUT_CAVEAT + " The 8-bit AWQ packing order is assumed sequential.",
 )
 
 

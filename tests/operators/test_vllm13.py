@@ -158,6 +158,7 @@ def test_provisional_specs_say_why() -> None:
     assert {"gptq_marlin_24_gemm", "allspark_w8a16_gemm"} <= provisional
     # Marlin's real tile/scale layouts, checked against vLLM's repack kernel and tests (test_vllm13_marlin.py)
     assert not {"gptq_marlin_gemm", "gptq_marlin_moe_repack", "awq_marlin_moe_repack"} & provisional
+    assert "marlin_int4_fp8_preprocess" not in provisional
     # verified against vLLM's source and CUTLASS (tests/operators/test_vllm13_layouts.py)
     assert "cutlass_pack_scale_fp8" not in provisional
     assert all(len(SPECS[n].provisional) > 40 for n in provisional)

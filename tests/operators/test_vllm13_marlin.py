@@ -10,7 +10,7 @@ import torch
 from operators.catalog.vllm13._marlin import marlin_pack, marlin_permute_scales, marlin_unpack, marlin_unpermute_scales
 from operators.catalog.vllm13._support import UINT4B8
 from operators.catalog.vllm13.qgemm import gptq_marlin_gemm
-from operators.catalog.vllm13.repack import awq_marlin_moe_repack, gptq_marlin_moe_repack
+from operators.catalog.vllm13.repack import awq_marlin_moe_repack, gptq_marlin_moe_repack, marlin_int4_fp8_preprocess
 from operators.spec import Rng
 
 
@@ -85,6 +85,26 @@ def test_marlin_moe_repacks_give_back_the_codes(bits: int) -> None:
     awq_out = awq_marlin_moe_repack(awq, perm, k, n, bits)
     assert torch.equal(awq_out, gptq_marlin_moe_repack(gptq, identity, k, n, bits))
     assert torch.equal(awq_out, awq_marlin_moe_repack(awq, identity, k, n, bits))  # perm is ignored
+
+
+def _two_codes_per_byte(codes: torch.Tensor) -> torch.Tensor:
+    """vLLM's test packing: columns 2j (high nibble) and 2j+1 (low nibble) in byte j, bytes viewed as int32."""
+    return (codes[:, ::2] * 16 + codes[:, 1::2]).to(torch.uint8).view(torch.int32)
+
+
+def test_marlin_int4_fp8_preprocess_matches_vllms_test_formulation() -> None:
+    rng = Rng(23)
+    codes = rng.randint(0, 16, (64, 64))
+    expected = _two_codes_per_byte(torch.where(codes >= 8, codes - 8, 15 - codes))
+    assert torch.equal(marlin_int4_fp8_preprocess(_two_codes_per_byte(codes)), expected)
+    qweight = _two_codes_per_byte(codes)
+    assert marlin_int4_fp8_preprocess(qweight, None, True) is qweight and torch.equal(qweight, expected)
+    # AWQ branch: per-group zero points of the same nibble
+    zeros = rng.randint(0, 16, (2, 64))
+    repeated = zeros.repeat_interleave(32, 0)
+    folded = torch.where(codes - repeated >= 0, codes - repeated, 15 - codes)
+    out = marlin_int4_fp8_preprocess(_two_codes_per_byte(codes), _two_codes_per_byte(zeros))
+    assert torch.equal(out, _two_codes_per_byte(folded))
 
 
 @pytest.mark.parametrize("k", [128, 256])  # one group (channelwise scale order) and two groups

@@ -283,13 +283,21 @@ AWQ_MARLIN_MOE_REPACK = vllm_spec(
 # ---------------------------------------------------------------- marlin_int4_fp8_preprocess
 
 
+def _fold_zero_point(codes: torch.Tensor, zeros: torch.Tensor | int) -> torch.Tensor:
+    # c >= z -> c - z; otherwise 15 - c (vLLM's encoding for the fp8 dequantiser, not two's complement)
+    return torch.where(codes >= zeros, codes - zeros, 15 - codes)
+
+
 def marlin_int4_fp8_preprocess(
     qweight: torch.Tensor, qzeros_or_none: torch.Tensor | None = None, inplace: bool = False
 ) -> torch.Tensor:
-    # uint4b8 codes -> signed int4 (two's complement) values code - 8, nibble by nibble
     codes = _unpack_cols(qweight, 4, None)
-    signed = (codes - 8) & 0xF
-    out = _pack_cols(signed.reshape(qweight.shape[0], -1), 4, None).reshape(qweight.shape)
+    if qzeros_or_none is None:
+        folded = _fold_zero_point(codes, 8)
+    else:  # AWQ: qweight [K, N/8], qzeros [K/G, N/8], the same nibble of the group's zero word
+        zeros = _unpack_cols(qzeros_or_none, 4, None)
+        folded = _fold_zero_point(codes, zeros.repeat_interleave(qweight.shape[0] // zeros.shape[0], dim=0))
+    out = _pack_cols(folded, 4, None)
     if inplace:
         qweight.copy_(out)
         return qweight
@@ -305,9 +313,9 @@ MARLIN_INT4_FP8_PREPROCESS = vllm_spec(
     name="marlin_int4_fp8_preprocess",
     category="layout",
     description=(
-        "Prepare uint4b8 GPTQ words for the W4A8-FP8 Marlin kernel (no zero points): every 4-bit code c in "
-        "qweight [K/8, N] int32 becomes the two's-complement int4 of c - 8 in the same nibble; returns a new "
-        "tensor (inplace=False)."
+        "Prepare uint4b8 words for the W4A8-FP8 Marlin kernel (no zero points): every 4-bit code c of qweight "
+        "int32 (any 2-D shape whose element count is a multiple of 32; here GPTQ words [K/8, N]) becomes "
+        "c - 8 if c >= 8 else 15 - c, in the same nibble; returns a new tensor (inplace=False)."
     ),
     reference_impl=marlin_int4_fp8_preprocess,
     make_inputs=_preprocess_inputs,
@@ -326,18 +334,21 @@ MARLIN_INT4_FP8_PREPROCESS = vllm_spec(
                 (2048, 1024),
             ]
         ],
-        "edge": [{"config": [8, 1]}],
+        "edge": [{"config": [8, 96]}],
         "perf": [{"config": [4096, 14336]}],
     },
-    fidelity="Nibble-wise code - 8 in two's complement; upstream configs (8); exact.",
+    fidelity=(
+        "vLLM csrc/quantization/gptq_marlin/marlin_int4_fp8_preprocess.cu (index copy at 04aa528e): the "
+        "no-zero-point kernel maps each nibble in place, v >= 8 ? v - 8 : 15 - v, over the words as a flat "
+        "array (element count a multiple of 32); the AWQ branch (qzeros given) uses the zero nibble of the "
+        "same word position instead of 8, also implemented here. Checked in tests/operators/test_vllm13.py "
+        "against vLLM's test_marlin_int4_fp8_preprocess_without_zp / _awq formulation (test_marlin_gemm.py "
+        "01065c02): per-column torch.where, two codes per byte, viewed as int32. Upstream configs (8); the "
+        "edge case is one word row (the old [1, 1] edge was below the kernel's 32-word minimum). Exact."
+    ),
     returns=True,
     checkers=(exact,),
     cost=bytes_cost(),
-    provisional=(
-        "That the zero point 8 is folded into the codes is established (vLLM calls the op on uint4b8 weights "
-        "before the W4A8-FP8 Marlin GEMM and multiplies the scales by 512); the encoding of the signed result "
-        "(two's complement assumed) and the absence of a nibble reorder are not checked against vLLM."
-    ),
 )
 
 SPECS = [PERMUTE_COLS, GPTQ_SHUFFLE, GPTQ_MARLIN_MOE_REPACK, AWQ_MARLIN_MOE_REPACK, MARLIN_INT4_FP8_PREPROCESS]

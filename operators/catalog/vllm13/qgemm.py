@@ -505,8 +505,9 @@ GPTQ_MARLIN_GEMM = vllm_spec(
         "th = 0..31) holds rows r = 2*(th%4) + (0, 1, 8, 9) of columns c = 16w + th//4 and c + 8, nibbles "
         "0..7 = (r0,c), (r2,c), (r0,c+8), (r2,c+8), (r1,c), (r3,c), (r1,c+8), (r3,c+8). b_scales [K/128, N] "
         "fp16 in Marlin's order: every run of 64 scales (row-major) stored as an 8x8 transpose, or, when K = "
-        "128 (a single group: channelwise), each run of 32 reordered to 2i + (0, 1, 8, 9, 16, 17, 24, 25) for "
-        "i = 0..3. g_idx and perm are empty. b_q_type carries size_bits and bias."
+        "128 (a single group: channelwise), each run of 32 holding, at position 8i + t, the scale at run "
+        "offset 2i + (0, 1, 8, 9, 16, 17, 24, 25)[t]. g_idx and perm are empty. b_q_type carries size_bits and "
+        "bias."
     ),
     reference_impl=gptq_marlin_gemm,
     make_inputs=_marlin_inputs,

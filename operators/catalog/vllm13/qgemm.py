@@ -416,7 +416,7 @@ GPTQ_GEMM = vllm_spec(
 )
 
 
-# ---------------------------------------------------------------- Marlin-family (provisional layouts)
+# ---------------------------------------------------------------- Marlin-24 stand-in layout (provisional)
 
 
 def marlin_tile_pack(q: torch.Tensor, bits: int) -> torch.Tensor:
@@ -597,8 +597,9 @@ GPTQ_MARLIN_24_GEMM = vllm_spec(
     category="matmul",
     description=(
         "2:4-sparse Marlin W4A16 GEMM (uint4b8, group 128): in every group of 4 consecutive K rows of each column "
-        "2 weights are non-zero. In this catalog b_q_weight holds the K/2 kept codes per column in the slab layout "
-        "of gptq_marlin_gemm (kept values of a group in ascending row order) and b_meta [K/4, N] int32 = "
+        "2 weights are non-zero. In this catalog b_q_weight holds the K/2 kept codes per column in a stand-in "
+        "slab layout (each 16-row slab stored column by column, 16 consecutive k of one n, packed 8 per int32 "
+        "word in order; kept values of a group in ascending row order; not Marlin-24's real tile layout) and b_meta [K/4, N] int32 = "
         "row0 + 4*row1 (the kept rows inside the group). out = a @ (dense(q - 8) * scales[k // 128])."
     ),
     reference_impl=gptq_marlin_24_gemm,

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from operators import registry
+from operators.catalog.vllm13.attention import convert_vertical_slash_indexes
 from operators.catalog.vllm13.quant import cutlass_pack_scale_fp8, every_finite_e4m3
 from operators.spec import Rng
 
@@ -184,3 +185,140 @@ def test_moe_lora_compare_accepts_reordered_runs_and_rejects_wrong_owners() -> N
     moved = ref[0].clone()
     moved[[0, pad - 1]] = moved[[pad - 1, 0]]  # a token pushed into the sentinel tail
     assert not spec.compare((moved, ref[1], ref[2]), ref, case, inputs).passed
+
+
+# ---------------------------------------------------------------- convert_vertical_slash_indexes
+
+
+def _vs_random_inputs(gen: torch.Generator) -> dict:
+    """MInference's convention (vertical ascending, slash descending, distinct, in range) with the main
+    diagonal 0 among the slashes, plus leading never-reached slashes as block_offset capacity."""
+    q_len = int(torch.randint(1, 60, (1,), generator=gen))
+    kv_len = q_len + int(torch.randint(0, 40, (1,), generator=gen))
+    block_m = [4, 8, 16][int(torch.randint(0, 3, (1,), generator=gen))]
+    # block_n >= block_m: with block_m > block_n vLLM's walk can widen a range past its sentinel and spin
+    block_n = block_m * [1, 2][int(torch.randint(0, 2, (1,), generator=gen))]
+    n_v = int(torch.randint(1, kv_len + 1, (1,), generator=gen))
+    n_s = int(torch.randint(1, kv_len + 1, (1,), generator=gen))
+    vertical = torch.sort(torch.randperm(kv_len, generator=gen)[:n_v]).values
+    diagonals = torch.cat([torch.zeros(1, dtype=torch.long), 1 + torch.randperm(kv_len, generator=gen)[: n_s - 1]])
+    diagonals = diagonals[diagonals < kv_len].unique().flip(0)
+    capacity = 2 * diagonals.numel() + kv_len // block_n + 2
+    pad = torch.arange(kv_len + q_len + block_m + capacity, kv_len + q_len + block_m, -1)[:capacity]
+    slash = torch.cat([pad, diagonals])
+    return {
+        "q_seqlens": torch.tensor([q_len], dtype=torch.int32),
+        "kv_seqlens": torch.tensor([kv_len], dtype=torch.int32),
+        "vertical_indexes": vertical.to(torch.int32).view(1, 1, -1),
+        "slash_indexes": slash.to(torch.int32).view(1, 1, -1),
+        "context_size": q_len,
+        "block_size_M": block_m,
+        "block_size_N": block_n,
+        "causal": True,
+    }
+
+
+def _check_vs_structure(inputs: dict, out: tuple) -> None:
+    """Layout facts of vLLM's kernel: counts in range, offsets/columns ascending and in the row's lists,
+    zeros in unused entries and in rows that start past q_len."""
+    block_count, block_offset, column_count, column_index = out
+    m = inputs["block_size_M"]
+    for b in range(block_count.shape[0]):
+        q_len, kv_len = int(inputs["q_seqlens"][b]), int(inputs["kv_seqlens"][b])
+        for h in range(block_count.shape[1]):
+            verticals = set(inputs["vertical_indexes"][b, h].tolist())
+            for r in range(block_count.shape[2]):
+                nb, nc = int(block_count[b, h, r]), int(column_count[b, h, r])
+                offsets, columns = block_offset[b, h, r].tolist(), column_index[b, h, r].tolist()
+                assert not any(offsets[nb:]) and not any(columns[nc:])
+                if r * m >= q_len:
+                    assert nb == 0 and nc == 0
+                assert offsets[:nb] == sorted(set(offsets[:nb])) and all(0 <= o < kv_len for o in offsets[:nb])
+                assert columns[:nc] == sorted(set(columns[:nc])) and set(columns[:nc]) <= verticals
+
+
+def _check_vs_causal_coverage(inputs: dict, out: tuple) -> None:
+    """The sparse mask the attention needs is covered: every (query, key) cell on a slash diagonal the
+    row block reaches lies in a returned key block, and every vertical column left of the row block's
+    causal edge is in a returned block or listed as a column."""
+    block_count, block_offset, column_count, column_index = out
+    m, n = inputs["block_size_M"], inputs["block_size_N"]
+    q_len, kv_len = int(inputs["q_seqlens"][0]), int(inputs["kv_seqlens"][0])
+    shift = kv_len - q_len
+    slash, vertical = inputs["slash_indexes"][0, 0].tolist(), inputs["vertical_indexes"][0, 0].tolist()
+    for r in range(block_count.shape[2]):
+        start_m, end_m = r * m, r * m + m
+        if start_m >= q_len:
+            continue
+        offsets = block_offset[0, 0, r, : int(block_count[0, 0, r])].tolist()
+        columns = set(column_index[0, 0, r, : int(column_count[0, 0, r])].tolist())
+
+        def in_block(key: int, offsets: list[int] = offsets) -> bool:
+            return any(o <= key < o + n for o in offsets)
+
+        for d in slash:
+            if d >= end_m + shift:
+                continue  # past the row block's diagonal: never opened by the walk
+            for i in range(start_m, min(end_m, q_len)):
+                key = i + shift - d
+                if 0 <= key < kv_len:
+                    assert in_block(key), (r, d, i, key)
+        for v in vertical:
+            if v < min(kv_len, shift + end_m):
+                assert v in columns or in_block(v), (r, v)
+
+
+def test_vertical_slash_reference_covers_the_sparse_mask() -> None:
+    gen = torch.Generator().manual_seed(11)
+    for _ in range(60):
+        inputs = _vs_random_inputs(gen)
+        out = convert_vertical_slash_indexes(**inputs)
+        _check_vs_structure(inputs, out)
+        _check_vs_causal_coverage(inputs, out)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_vertical_slash_every_tier_keeps_vllms_layout(seed: int) -> None:
+    spec = SPECS["convert_vertical_slash_indexes"]
+    for case in _all_cases("convert_vertical_slash_indexes"):
+        inputs = spec.make_inputs(case, Rng(seed))
+        out = spec.run_reference(spec.make_inputs(case, Rng(seed)))
+        assert all(t.dtype == torch.int32 for t in out)
+        _check_vs_structure(inputs, out)
+
+
+def test_vertical_slash_hand_worked_row() -> None:
+    # q = kv = 8, M = N = 4, causal; slashes 0 and 4 (descending), verticals 1 and 6.
+    # row 0 (queries 0-3): only diagonal 0 reaches it -> band [0, 4) -> one block at 0; column 1 is inside it.
+    # row 1 (queries 4-7): diagonal 4 -> band [0, 4), diagonal 0 -> band end 8 = hi + M -> merged [0, 8):
+    # blocks at 0 and 4; both verticals are inside, so no columns.
+    inputs = {
+        "q_seqlens": torch.tensor([8], dtype=torch.int32),
+        "kv_seqlens": torch.tensor([8], dtype=torch.int32),
+        "vertical_indexes": torch.tensor([[[1, 6]]], dtype=torch.int32),
+        "slash_indexes": torch.tensor([[[4, 0]]], dtype=torch.int32),
+        "context_size": 8,
+        "block_size_M": 4,
+        "block_size_N": 4,
+        "causal": True,
+    }
+    block_count, block_offset, column_count, column_index = convert_vertical_slash_indexes(**inputs)
+    assert block_count.tolist() == [[[1, 2]]]
+    assert block_offset.tolist() == [[[[0, 0], [0, 4]]]]
+    assert column_count.tolist() == [[[0, 0]]]
+
+
+def test_vertical_slash_refuses_the_input_on_which_vllm_spins() -> None:
+    # block_m 16 > block_n 8: row 1's range grows to 48 past the exhausted-vertical sentinel 45
+    inputs = {
+        "q_seqlens": torch.tensor([31], dtype=torch.int32),
+        "kv_seqlens": torch.tensor([36], dtype=torch.int32),
+        "vertical_indexes": torch.tensor([[[2, 13, 16, 31, 34]]], dtype=torch.int32),
+        "slash_indexes": torch.tensor([[[30, 25, 21, 18, 16, 15, 8, 6, 4, 3, 1, 0]]], dtype=torch.int32),
+        "context_size": 31,
+        "block_size_M": 16,
+        "block_size_N": 8,
+        "causal": True,
+    }
+    with pytest.raises(ValueError, match="never terminates"):
+        convert_vertical_slash_indexes(**inputs)

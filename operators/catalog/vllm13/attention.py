@@ -508,6 +508,9 @@ def _vs_row(
             if v < nv:
                 v_idx = vertical[v]
                 v += 1
+            elif sentinel < hi:
+                # a range widened by block_m past the sentinel (block_m > block_n): vLLM's kernel spins here
+                raise ValueError("vertical/slash pattern on which vLLM's kernel never terminates")
             else:
                 v_idx = sentinel
             continue
@@ -612,7 +615,7 @@ def _vs_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         "context_size": q_len,
         "block_size_M": block_m,
         "block_size_N": block_n,
-        "causal": True,
+        "causal": case.get("causal", True),
     }
 
 
@@ -623,7 +626,7 @@ CONVERT_VERTICAL_SLASH_INDEXES = vllm_spec(
         "MInference vertical-slash sparse attention index conversion. Per (batch, head, query block of "
         "block_size_M rows): walk the ascending vertical column indexes and descending slash (diagonal) indexes, "
         "turn the diagonals into key-block ranges of block_size_N (bottom-right causal alignment, shift = "
-        "kv_len - q_len) and keep the vertical columns not covered by a range. Returns (block_count [B, H, R], "
+        "kv_len - q_len; causal=False uses shift = kv_len) and keep the vertical columns not covered by a range. Returns (block_count [B, H, R], "
         "block_offset [B, H, R, NNZ_S], column_count [B, H, R], column_index [B, H, R, NNZ_V]) int32, "
         "R = ceil(context_size / block_size_M), unused entries 0."
     ),
@@ -652,21 +655,35 @@ CONVERT_VERTICAL_SLASH_INDEXES = vllm_spec(
                 (16, 64, 128, 16, 16),
             ]
         ],
-        "edge": [{"config": [1, 40, 100, 16, 8], "nnz_v": 7, "nnz_s": 5, "heads": 3}],
+        "edge": [
+            # block_N > block_M (block_M > block_N can make vLLM's kernel spin: see fidelity)
+            {"config": [1, 40, 100, 8, 16], "nnz_v": 7, "nnz_s": 5, "heads": 3},
+            # the non-causal ("succ" stage of vLLM's dual-chunk attention) path of the same walk
+            {"config": [2, 24, 40, 8, 8], "nnz_v": 6, "nnz_s": 4, "causal": False},
+        ],
         "perf": [{"config": [1, 4096, 4096, 64, 64], "nnz_v": 1000, "nnz_s": 600, "heads": 8}],
     },
     fidelity=(
-        "Re-implementation of the row walk of vLLM csrc/attention/vertical_slash_index.cu "
-        "(convert_vertical_slash_indexes_kernel, causal path) in Python; not run against the CUDA kernel. "
-        "Upstream's 13 configs use random unsorted indexes (which can make vLLM write past a row); we use "
-        "MInference's sorted convention and pad the slash list so outputs fit. Exact comparison."
+        "Python port of convert_vertical_slash_indexes_kernel in vLLM csrc/attention/vertical_slash_index.cu "
+        "(vllm-project/vllm @161944b3; the v0.13.x tag could not be fetched, the index holds one version of the "
+        "file), compared with it branch by branch for both the causal and the non-causal path (shift kv-q vs kv, "
+        "the start_m test on the next slash, the extra last vertical and the early save when non-causal), and "
+        "the outputs as vllm/_custom_ops.py allocates them (int32 zeros of the q_seqlens dtype, rows "
+        "ceil(context_size / block_size_M), rows starting at or past q_len left 0). The kernel has no bound "
+        "checks: a row needing more than NNZ_S blocks writes into the next row, and with block_size_M > "
+        "block_size_N a range widened by block_size_M can pass the exhausted-vertical sentinel so the kernel "
+        "never terminates; the reference raises ValueError on both instead, and our inputs avoid them "
+        "(MInference/vLLM dual-chunk convention: vertical ascending, slash descending, leading slash entries "
+        "past every row as capacity; edge cases use block_size_N >= block_size_M). Unsorted indexes take the "
+        "same walk as the kernel (no sorting is assumed); negative slash entries can also hang the kernel. vLLM "
+        "has no unit test for this op; tests/operators/test_vllm13_layouts.py checks the reference against the "
+        "sparse mask it must encode (every (query, key) cell on a reached diagonal lies in a returned block, every "
+        "vertical left of the causal edge is in a block or listed, offsets/columns ascending, unused entries 0) "
+        "on 60 random problems and a hand-worked row. Not run against the CUDA kernel. Upstream grid (13); "
+        "exact comparison."
     ),
     returns=True,
     checkers=(exact, exact, exact, exact),
-    provisional=(
-        "The walk was ported from one vLLM revision of vertical_slash_index.cu and has not been run against the "
-        "CUDA kernel; the causal path only."
-    ),
 )
 
 SPECS = [PAGED_V1, PAGED_V2, MERGE_ATTN_STATES, CONVERT_VERTICAL_SLASH_INDEXES]

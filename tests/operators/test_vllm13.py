@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from operators import registry
+from operators.catalog.vllm13._bits import pack_last, unpack_last
 from operators.catalog.vllm13._signatures import SIGNATURES
 from operators.catalog.vllm13.attention import merge_attn_states, paged_attention_v1
 from operators.catalog.vllm13.cache import reshape_and_cache
@@ -28,8 +29,6 @@ from operators.catalog.vllm13.qgemm import (
     awq_gemm,
     ggml_dequantize_rows,
     ggml_quantize,
-    pack_int4_last,
-    unpack_int4_last,
 )
 from operators.catalog.vllm13.quant import hadacore_transform, scaled_fp8_quant, scaled_int8_quant
 from operators.catalog.vllm13.repack import gptq_shuffle
@@ -309,8 +308,8 @@ def test_ggml_packer_round_trip(quant_type: int) -> None:
 def test_awq_packing_and_gemm_match_explicit_dequantisation() -> None:
     rng = Rng(12)
     q, z = rng.randint(0, 16, (8, 16)), rng.randint(0, 16, (2, 16))
-    qweight, qzeros = pack_int4_last(q, AWQ_NIBBLE_OF_COLUMN), pack_int4_last(z, AWQ_NIBBLE_OF_COLUMN)
-    assert torch.equal(unpack_int4_last(qweight, AWQ_NIBBLE_OF_COLUMN), q)
+    qweight, qzeros = pack_last(q, 4, AWQ_NIBBLE_OF_COLUMN), pack_last(z, 4, AWQ_NIBBLE_OF_COLUMN)
+    assert torch.equal(unpack_last(qweight, 4, AWQ_NIBBLE_OF_COLUMN), q)
     # AWQ word layout: column 8c+1 sits in bits 16..19
     assert int(qweight[0, 0]) >> 16 & 0xF == int(q[0, 1])
     scales = rng.uniform((2, 16), 0.1, 0.2, "float16")

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import torch
 
+from operators.catalog.vllm13._bits import pack_last, unpack_last
+
 TILE_K = 16
 TILE_N = 64
 
@@ -46,33 +48,18 @@ def _tile_slot_order(num_bits: int) -> torch.Tensor:
     return torch.tensor(slots)
 
 
-def _pack_words(values: torch.Tensor, num_bits: int) -> torch.Tensor:
-    """[..., W * 32/bits] codes -> [..., W] int32, value j of a word at bit offset j*bits."""
-    per_word = 32 // num_bits
-    v = values.long().reshape(*values.shape[:-1], values.shape[-1] // per_word, per_word)
-    words = (v << (torch.arange(per_word, device=values.device) * num_bits)).sum(dim=-1)
-    return torch.where(words >= 2**31, words - 2**32, words).to(torch.int32)
-
-
-def _unpack_words(words: torch.Tensor, num_bits: int) -> torch.Tensor:
-    per_word = 32 // num_bits
-    shifts = torch.arange(per_word, device=words.device) * num_bits
-    values = (words.long()[..., None] >> shifts) & ((1 << num_bits) - 1)
-    return values.reshape(*words.shape[:-1], words.shape[-1] * per_word)
-
-
 def marlin_pack(q: torch.Tensor, num_bits: int) -> torch.Tensor:
     """Codes q [K, N] (K % 16 == 0, N % 64 == 0) -> Marlin words [K/16, N*16*bits/32] int32."""
     k, n = q.shape
     tiles = q.reshape(k // TILE_K, TILE_K, n // TILE_N, 4, 16).permute(0, 2, 3, 1, 4)  # (kt, nt, block, k, n)
     natural = tiles.reshape(k // TILE_K, n // TILE_N, TILE_K * TILE_N)
     slotted = natural[..., _tile_slot_order(num_bits).to(q.device)]
-    return _pack_words(slotted.reshape(k // TILE_K, n * TILE_K), num_bits)
+    return pack_last(slotted.reshape(k // TILE_K, n * TILE_K), num_bits)
 
 
 def marlin_unpack(words: torch.Tensor, size_k: int, size_n: int, num_bits: int) -> torch.Tensor:
     """Inverse of marlin_pack: Marlin words -> codes [K, N] (int64)."""
-    slotted = _unpack_words(words, num_bits).reshape(size_k // TILE_K, size_n // TILE_N, TILE_K * TILE_N)
+    slotted = unpack_last(words, num_bits).reshape(size_k // TILE_K, size_n // TILE_N, TILE_K * TILE_N)
     natural = slotted[..., torch.argsort(_tile_slot_order(num_bits)).to(words.device)]
     tiles = natural.reshape(size_k // TILE_K, size_n // TILE_N, 4, TILE_K, 16).permute(0, 3, 1, 2, 4)
     return tiles.reshape(size_k, size_n)

@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from operators.catalog.vllm13._bits import pack_last, pack_rows, unpack_last, unpack_rows
 from operators.catalog.vllm13._marlin import marlin_pack, marlin_permute_scales, marlin_unpack, marlin_unpermute_scales
 from operators.catalog.vllm13._support import UINT4B8, VD, Checker, bytes_cost, close, dt, vllm_spec
 from operators.spec import Comparison, Cost, Rng
@@ -52,27 +53,6 @@ def _gemm_cost(m: int, n: int, k: int, dtype: str, inputs: dict[str, Any], out_b
     from operators.catalog.common import tensor_bytes
 
     return Cost(flops=2.0 * m * n * k, bytes=float(tensor_bytes(inputs) + out_bytes), dtype=dtype)
-
-
-def _to_int32(words: torch.Tensor) -> torch.Tensor:
-    """int64 holding unsigned 32-bit patterns -> int32 with the same bits."""
-    return torch.where(words >= 2**31, words - 2**32, words).to(torch.int32)
-
-
-def pack_int4_last(values: torch.Tensor, nibble_of_position: list[int] | None = None) -> torch.Tensor:
-    """Pack groups of 8 int4 values along the last dim into int32; element j of a group goes to nibble
-    nibble_of_position[j] (default j)."""
-    order = nibble_of_position or list(range(8))
-    v = values.long().reshape(*values.shape[:-1], values.shape[-1] // 8, 8)
-    shifts = torch.tensor([4 * order[j] for j in range(8)], device=values.device)
-    return _to_int32((v << shifts).sum(dim=-1))
-
-
-def unpack_int4_last(words: torch.Tensor, nibble_of_position: list[int] | None = None) -> torch.Tensor:
-    order = nibble_of_position or list(range(8))
-    shifts = torch.tensor([4 * order[j] for j in range(8)], device=words.device)
-    v = (words.long()[..., None] >> shifts) & 0xF
-    return v.reshape(*words.shape[:-1], words.shape[-1] * 8)
 
 
 # ---------------------------------------------------------------- cutlass_scaled_mm (+azp)
@@ -238,8 +218,8 @@ def awq_dequantize(qweight: torch.Tensor, scales: torch.Tensor, qzeros: torch.Te
     """[K, N] fp16: (q - z) * s with AWQ's nibble order, computed per element in fp16 like the kernel."""
     k = qweight.shape[0]
     group = k // scales.shape[0]
-    q = unpack_int4_last(qweight, AWQ_NIBBLE_OF_COLUMN)
-    z = unpack_int4_last(qzeros, AWQ_NIBBLE_OF_COLUMN).repeat_interleave(group, dim=0)
+    q = unpack_last(qweight, 4, AWQ_NIBBLE_OF_COLUMN)
+    z = unpack_last(qzeros, 4, AWQ_NIBBLE_OF_COLUMN).repeat_interleave(group, dim=0)
     s = scales.repeat_interleave(group, dim=0)
     return (q - z).to(scales.dtype) * s
 
@@ -256,9 +236,9 @@ def _awq_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     groups = k // group
     return {
         "input": rng.randn((m, k), "float16"),
-        "qweight": pack_int4_last(rng.randint(0, 16, (k, n)), AWQ_NIBBLE_OF_COLUMN),
+        "qweight": pack_last(rng.randint(0, 16, (k, n)), 4, AWQ_NIBBLE_OF_COLUMN),
         "scales": rng.uniform((groups, n), 0.002, 0.02, "float16"),
-        "qzeros": pack_int4_last(rng.randint(0, 16, (groups, n)), AWQ_NIBBLE_OF_COLUMN),
+        "qzeros": pack_last(rng.randint(0, 16, (groups, n)), 4, AWQ_NIBBLE_OF_COLUMN),
         "split_k_iters": split_k,
     }
 
@@ -318,12 +298,8 @@ def gptq_dequantize(
     bit: int,
     use_v2_format: bool,
 ) -> torch.Tensor:
-    per_word = 32 // bit
-    mask = (1 << bit) - 1
-    shifts = torch.arange(per_word, device=b_q_weight.device) * bit
-    q = (b_q_weight.long()[:, None, :] >> shifts[None, :, None]) & mask  # [K/pw, pw, N]
-    q = q.reshape(-1, b_q_weight.shape[1])
-    z = ((b_gptq_qzeros.long()[:, :, None] >> shifts) & mask).reshape(b_gptq_qzeros.shape[0], -1)
+    q = unpack_rows(b_q_weight, bit)
+    z = unpack_last(b_gptq_qzeros, bit)
     if not use_v2_format:
         z = z + 1  # GPTQ v1 checkpoints store zero - 1
     g = b_g_idx.long()
@@ -344,21 +320,6 @@ def gptq_gemm(
     return (a.float() @ w.float()).to(a.dtype)
 
 
-def pack_along_rows(values: torch.Tensor, bit: int) -> torch.Tensor:
-    """GPTQ packing: (32/bit) consecutive rows share one int32 word, row r of a group at bit offset r*bit."""
-    per_word = 32 // bit
-    v = values.long().reshape(values.shape[0] // per_word, per_word, values.shape[1])
-    shifts = (torch.arange(per_word, device=values.device) * bit)[None, :, None]
-    return _to_int32((v << shifts).sum(dim=1))
-
-
-def pack_along_cols(values: torch.Tensor, bit: int) -> torch.Tensor:
-    per_word = 32 // bit
-    v = values.long().reshape(values.shape[0], values.shape[1] // per_word, per_word)
-    shifts = torch.arange(per_word, device=values.device) * bit
-    return _to_int32((v << shifts).sum(dim=-1))
-
-
 def _gptq_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     m, k, n, bit, use_exllama, v2 = case["config"]
     group = case.get("group_size", 128)
@@ -368,8 +329,8 @@ def _gptq_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
         g_idx = g_idx[rng.randperm(k)]
     return {
         "a": rng.randn((m, k), "float16"),
-        "b_q_weight": pack_along_rows(rng.randint(0, 1 << bit, (k, n)), bit),
-        "b_gptq_qzeros": pack_along_cols(rng.randint(0, (1 << bit) - 1, (groups, n)), bit),
+        "b_q_weight": pack_rows(rng.randint(0, 1 << bit, (k, n)), bit),
+        "b_gptq_qzeros": pack_last(rng.randint(0, (1 << bit) - 1, (groups, n)), bit),
         "b_gptq_scales": rng.uniform((groups, n), 0.002, 0.02, "float16"),
         "b_g_idx": g_idx.to(torch.int32),
         "use_exllama": use_exllama,
@@ -424,13 +385,11 @@ def marlin_tile_pack(q: torch.Tensor, bits: int) -> torch.Tensor:
     stored column by column (16 consecutive k of one n), then packed 32/bits per word in order."""
     k, n = q.shape
     slabs = q.long().reshape(k // 16, 16, n).transpose(1, 2).reshape(k // 16, n * 16)
-    return pack_along_cols(slabs, bits)
+    return pack_last(slabs, bits)
 
 
 def marlin_tile_unpack(words: torch.Tensor, k: int, n: int, bits: int) -> torch.Tensor:
-    per_word = 32 // bits
-    shifts = torch.arange(per_word, device=words.device) * bits
-    flat = ((words.long()[..., None] >> shifts) & ((1 << bits) - 1)).reshape(k // 16, n, 16)
+    flat = unpack_last(words, bits).reshape(k // 16, n, 16)
     return flat.transpose(1, 2).reshape(k, n)
 
 

@@ -8,9 +8,10 @@ from typing import Any
 import torch
 
 from operators.catalog.common import product
+from operators.catalog.vllm13._bits import pack_last, pack_rows, unpack_last, unpack_rows
 from operators.catalog.vllm13._marlin import marlin_pack
 from operators.catalog.vllm13._support import bytes_cost, exact, vllm_spec
-from operators.catalog.vllm13.qgemm import AWQ_NIBBLE_OF_COLUMN, _to_int32, pack_along_rows
+from operators.catalog.vllm13.qgemm import AWQ_NIBBLE_OF_COLUMN
 from operators.spec import Rng
 
 # ---------------------------------------------------------------- permute_cols
@@ -64,21 +65,15 @@ PERMUTE_COLS = vllm_spec(
 # ---------------------------------------------------------------- gptq_shuffle
 
 
-def _unpack_rows(words: torch.Tensor, bit: int) -> torch.Tensor:
-    per_word = 32 // bit
-    shifts = (torch.arange(per_word, device=words.device) * bit)[None, :, None]
-    return ((words.long()[:, None, :] >> shifts) & ((1 << bit) - 1)).reshape(-1, words.shape[1])
-
-
 def gptq_shuffle(q_weight: torch.Tensor, q_perm: torch.Tensor, bit: int) -> None:
-    q = _unpack_rows(q_weight, bit)
+    q = unpack_rows(q_weight, bit)
     if q_perm.numel():
         q = q[q_perm.long()]  # act-order: make the rows sequential
     if bit == 4:
         # exllama's 4-bit shuffle inside each word of 8 rows: even rows to nibbles 0-3, odd rows to 4-7
         groups = q.reshape(-1, 8, q.shape[1])
         q = torch.cat([groups[:, 0::2], groups[:, 1::2]], dim=1).reshape(q.shape)
-    q_weight.copy_(pack_along_rows(q, bit))
+    q_weight.copy_(pack_rows(q, bit))
 
 
 def _shuffle_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
@@ -86,7 +81,7 @@ def _shuffle_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     bit = case["bit"]
     perm = rng.randperm(k) if case.get("act_order", True) else torch.empty(0, dtype=torch.int64, device=rng.device)
     return {
-        "q_weight": pack_along_rows(rng.randint(0, 1 << bit, (k, n)), bit),
+        "q_weight": pack_rows(rng.randint(0, 1 << bit, (k, n)), bit),
         "q_perm": perm.to(torch.int32),
         "bit": bit,
     }
@@ -147,22 +142,6 @@ MOE_REPACK_SOURCES = (
 )
 
 
-def _unpack_cols(words: torch.Tensor, bits: int, order: list[int] | None) -> torch.Tensor:
-    per_word = 32 // bits
-    nibble = order or list(range(per_word))
-    shifts = torch.tensor([bits * nibble[j] for j in range(per_word)], device=words.device)
-    v = (words.long()[..., None] >> shifts) & ((1 << bits) - 1)
-    return v.reshape(*words.shape[:-1], words.shape[-1] * per_word)
-
-
-def _pack_cols(values: torch.Tensor, bits: int, order: list[int] | None) -> torch.Tensor:
-    per_word = 32 // bits
-    nibble = order or list(range(per_word))
-    v = values.long().reshape(*values.shape[:-1], values.shape[-1] // per_word, per_word)
-    shifts = torch.tensor([bits * nibble[j] for j in range(per_word)], device=values.device)
-    return _to_int32((v << shifts).sum(dim=-1))
-
-
 def _require_16bit_activations(is_a_8bit: bool) -> None:
     if is_a_8bit:
         raise NotImplementedError("the int8/fp8-activation Marlin layout (32x32 tiles) is not in this catalog")
@@ -174,7 +153,7 @@ def gptq_marlin_moe_repack(
     _require_16bit_activations(is_a_8bit)
     out = []
     for e in range(b_q_weight.shape[0]):
-        q = _unpack_rows(b_q_weight[e], num_bits)
+        q = unpack_rows(b_q_weight[e], num_bits)
         if perm[e].numel():  # act-order: new row k = old row perm[e, k]
             q = q[perm[e].long()]
         out.append(marlin_pack(q, num_bits))
@@ -187,16 +166,16 @@ def awq_marlin_moe_repack(
     # perm is accepted and ignored, as in vLLM (AWQ has no act-order)
     _require_16bit_activations(is_a_8bit)
     order = WORD_SLOT_OF_AWQ_COLUMN[num_bits]
-    return torch.stack([marlin_pack(_unpack_cols(w, num_bits, order), num_bits) for w in b_q_weight])
+    return torch.stack([marlin_pack(unpack_last(w, num_bits, order), num_bits) for w in b_q_weight])
 
 
 def _moe_repack_inputs(case: dict[str, Any], rng: Rng, *, awq: bool) -> dict[str, Any]:
     experts, k, n, bits = case["config"]
     codes = [rng.randint(0, 1 << bits, (k, n)) for _ in range(experts)]
     if awq:
-        packed = torch.stack([_pack_cols(c, bits, WORD_SLOT_OF_AWQ_COLUMN[bits]) for c in codes])
+        packed = torch.stack([pack_last(c, bits, WORD_SLOT_OF_AWQ_COLUMN[bits]) for c in codes])
     else:
-        packed = torch.stack([pack_along_rows(c, bits) for c in codes])
+        packed = torch.stack([pack_rows(c, bits) for c in codes])
     if case.get("act_order"):
         perm = torch.stack([rng.randperm(k) for _ in range(experts)]).to(torch.int32)
     else:
@@ -291,13 +270,13 @@ def _fold_zero_point(codes: torch.Tensor, zeros: torch.Tensor | int) -> torch.Te
 def marlin_int4_fp8_preprocess(
     qweight: torch.Tensor, qzeros_or_none: torch.Tensor | None = None, inplace: bool = False
 ) -> torch.Tensor:
-    codes = _unpack_cols(qweight, 4, None)
+    codes = unpack_last(qweight, 4)
     if qzeros_or_none is None:
         folded = _fold_zero_point(codes, 8)
     else:  # AWQ: qweight [K, N/8], qzeros [K/G, N/8], the same nibble of the group's zero word
-        zeros = _unpack_cols(qzeros_or_none, 4, None)
+        zeros = unpack_last(qzeros_or_none, 4)
         folded = _fold_zero_point(codes, zeros.repeat_interleave(qweight.shape[0] // zeros.shape[0], dim=0))
-    out = _pack_cols(folded, 4, None)
+    out = pack_last(folded, 4)
     if inplace:
         qweight.copy_(out)
         return qweight
@@ -306,7 +285,7 @@ def marlin_int4_fp8_preprocess(
 
 def _preprocess_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     k, n = case["config"]
-    return {"qweight": pack_along_rows(rng.randint(0, 16, (k, n)), 4), "qzeros_or_none": None, "inplace": False}
+    return {"qweight": pack_rows(rng.randint(0, 16, (k, n)), 4), "qzeros_or_none": None, "inplace": False}
 
 
 MARLIN_INT4_FP8_PREPROCESS = vllm_spec(

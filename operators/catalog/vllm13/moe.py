@@ -252,6 +252,14 @@ BATCHED_MOE_ALIGN_BLOCK_SIZE = vllm_spec(
 # ---------------------------------------------------------------- moe_lora_align_block_size
 
 
+def processed_loras(lora_ids: torch.Tensor, adapter_enabled: torch.Tensor, max_loras: int) -> list[int]:
+    """The LoRA slots vLLM writes: it launches one program per entry of lora_ids[:max_loras], and -1 or a
+    disabled adapter writes nothing. (vLLM's large-batch sort kernel still scatters into the slots of
+    disabled adapters, so only these slots' sorted_token_ids / experts_ids are defined.)"""
+    enabled = adapter_enabled.tolist()
+    return sorted({i for i in lora_ids[:max_loras].tolist() if 0 <= i < max_loras and enabled[i] != 0})
+
+
 def moe_lora_align_block_size(
     topk_ids,
     token_lora_mapping,
@@ -276,10 +284,7 @@ def moe_lora_align_block_size(
         local = expert_map.long()[flat.clamp(0, num_experts - 1)]
         routed &= local != -1
         flat = torch.where(routed, local, flat)
-    # vLLM launches one program per entry of lora_ids[:max_loras]; -1 and disabled adapters write nothing
-    for lora_id in lora_ids[:max_loras].tolist():
-        if lora_id < 0 or lora_id >= max_loras or int(adapter_enabled[lora_id]) == 0:
-            continue
+    for lora_id in processed_loras(lora_ids, adapter_enabled, max_loras):
         keep = routed & (token_lora_mapping.long()[token_of_slot] == lora_id)
         seg = slice(lora_id * max_num_tokens_padded, (lora_id + 1) * max_num_tokens_padded)
         blocks = slice(lora_id * max_num_m_blocks, (lora_id + 1) * max_num_m_blocks)
@@ -311,15 +316,6 @@ def _lora_inputs(case: dict[str, Any], rng: Rng) -> dict[str, Any]:
     }
 
 
-def _processed_loras(inputs: Any) -> list[int]:
-    """The LoRA slots vLLM writes: entries of lora_ids[:max_loras] that are not -1 and whose adapter is
-    enabled. (vLLM's large-batch sort kernel still scatters into the slots of disabled adapters, so
-    only these slots' sorted_token_ids / experts_ids are defined.)"""
-    loras, enabled = inputs["max_loras"], inputs["adapter_enabled"].tolist()
-    ids = inputs["lora_ids"][:loras].tolist()
-    return sorted({i for i in ids if 0 <= i < loras and enabled[i] != 0})
-
-
 def _lora_compare(out: Any, ref: Any, case: Any, inputs: Any) -> Comparison:
     if not isinstance(out, (tuple, list)) or len(out) != 3:
         return Comparison(False, reason="expected (sorted_token_ids, experts_ids, num_tokens_post_pad)")
@@ -328,7 +324,7 @@ def _lora_compare(out: Any, ref: Any, case: Any, inputs: Any) -> Comparison:
         return c
     bs, pad, blocks = inputs["block_size"], inputs["max_num_tokens_padded"], inputs["max_num_m_blocks"]
     totals = ref[2].tolist()  # one padded total per LoRA slot: a handful of scalars
-    for lora in _processed_loras(inputs):
+    for lora in processed_loras(inputs["lora_ids"], inputs["adapter_enabled"], inputs["max_loras"]):
         # the whole segment is defined: the owning expert per used block, -1 after
         c = exact(
             out[1][lora * blocks : (lora + 1) * blocks],

@@ -182,20 +182,7 @@ def _triangular_operator(A, lda, size, uplo, trans, diag) -> torch.Tensor:
 
 
 def _trsm(side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb):
-    _B.check_flag("side", side, _B.SIDE_FLAGS)
-    if m <= 0 or n <= 0:
-        return B
-    view = _B.matrix_view(B, m, n, ldb)
-    if alpha == 0:  # BLAS: B = 0 without reading A or B
-        view.zero_()
-        return B
-    size = m if side == "L" else n
-    matrix = _triangular_operator(A, lda, size, uplo, trans, diag)
-    upper = (uplo == "U") == (trans == "N")
-    rhs = alpha * view.to(matrix.dtype)
-    solution = torch.linalg.solve_triangular(matrix, rhs, upper=upper, left=(side == "L"))
-    view.copy_(solution.to(B.dtype))
-    return B
+    return _trsm_batched(side, uplo, trans, diag, m, n, alpha, [A], lda, [B], ldb, 1)[0]
 
 
 def cublasStrsm_v2(side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb):
@@ -203,8 +190,8 @@ def cublasStrsm_v2(side, uplo, trans, diag, m, n, alpha, A, lda, B, ldb):
 
 
 def _trsm_batched(side, uplo, trans, diag, m, n, alpha, Aarray, lda, Barray, ldb, batchCount):
-    """_trsm on every problem at once: one batched solve on the stacked matrices (thousands of problems
-    at perf size; a loop launched a dozen small kernels per problem)."""
+    """BLAS trsm on every problem at once: one batched solve on the stacked matrices (thousands of
+    problems at perf size; a loop launched a dozen small kernels per problem)."""
     if batchCount <= 0:
         return Barray
     _B.check_flag("side", side, _B.SIDE_FLAGS)

@@ -197,9 +197,7 @@ class JobEventAdmin(AuditLogAdmin):
 
 
 @admin.register(RunnerAuditEvent)
-class RunnerAuditEventAdmin(AuditLogAdmin):
+class RunnerAuditEventAdmin(ReadOnlyAdmin):
+    # not even deletable: runners are never deleted, so neither is their trail
     list_display = ("runner", "action", "user", "at")
     list_filter = ("action",)
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False  # runners are never deleted, so neither is their trail

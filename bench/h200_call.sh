@@ -3,6 +3,7 @@
 # reference bundle runs with timing on the other GPU(s), then GPU 0 joins the bundle; everything
 # is packed into at most three archives under OUT before the call's limit.
 #   bench/h200_call.sh CHUNK_DIR OUT [SECONDS=530] [MAX_CASES=4] [TIME_BUDGET=0.2] [SKIP_HARNESS=]
+# Environment: KGB_LANE_WORKERS (attempts side by side per GPU), KGB_ORDER_REVERSE=1.
 set -u
 chunks=$1; out=$2; seconds=${3:-530}; max_cases=${4:-4}; budget=${5:-0.2}; skip=${6:-}
 start=$(date +%s); deadline=$(( start + seconds ))
@@ -12,6 +13,8 @@ gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | tr '\n' ' ')
 nvidia-smi > "$work/harness/nvidia-smi.txt" 2>&1
 ls "$chunks"/*.json > "$work/order.txt"
 [ -f "$chunks/order.txt" ] && sed "s#^#$chunks/#" "$chunks/order.txt" > "$work/order.txt"
+# KGB_ORDER_REVERSE=1: claim chunks from the end, so a second call need not know what the first finished
+[ "${KGB_ORDER_REVERSE:-0}" = 1 ] && tac "$work/order.txt" > "$work/order.rev" && mv "$work/order.rev" "$work/order.txt"
 # sanity first: a correct solution must come back correct with the default transport and limits,
 # else the bundle runs with outputs by value and no host-memory limit (both recorded in the log)
 sanity() {

@@ -61,7 +61,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("jobs", help="JOBS.json (schema kgb.jobs/1)")
     run.add_argument("--out", required=True, help="RESULTS.json to write (schema kgb.results/1)")
     run.add_argument("--device", choices=devices)
-    run.add_argument("--workers", type=int, default=1, help="warm candidate processes kept ready")
+    run.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="attempts evaluated side by side (each timed phase still has the device alone; "
+        "for trusted solution sets, see evaluator/harness/gate.py)",
+    )
     run.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
     run.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
     run.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
@@ -124,6 +130,14 @@ def _bundle_run(args: argparse.Namespace) -> int:
     def progress(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
+    out = Path(args.out)
+
+    def write(document: dict) -> None:
+        # replaced whole after every finished job: a run cut off by a time limit keeps its results
+        partial = out.with_name(out.name + ".partial")
+        partial.write_text(json.dumps(document, indent=1), encoding="utf-8")
+        partial.replace(out)
+
     try:
         results = run_bundle(
             jobs,
@@ -135,11 +149,12 @@ def _bundle_run(args: argparse.Namespace) -> int:
             max_cases=args.max_cases,
             timing=not args.no_timing,
             host_memory_limit_bytes=_host_memory_bytes(args.host_memory_gib),
+            checkpoint=write,
         )
     except BundleError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    Path(args.out).write_text(json.dumps(results, indent=1), encoding="utf-8")
+    write(results)
     progress(f"wrote {len(results['results'])} results to {args.out}")
     return 0
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -73,7 +74,11 @@ def run_bundle(
     max_cases: int | None = None,
     timing: bool = True,
     host_memory_limit_bytes: int | None = None,
+    checkpoint: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
+    """The signed results document of a job bundle. `checkpoint`, when given, receives a complete
+    (signed) document of the jobs finished so far after each one, so a run cut off by a time limit
+    keeps what it finished."""
     if not isinstance(jobs, dict) or jobs.get("schema") != JOBS_SCHEMA:
         raise BundleError(f"not a job bundle (schema must be {JOBS_SCHEMA!r})")
     job_list = jobs.get("jobs")
@@ -93,6 +98,8 @@ def run_bundle(
     ) as harness:
         environment = dict(harness.environment)
         done = 0
+        finished: dict[int, dict[str, Any]] = {}
+        finished_lock = threading.Lock()
 
         def one(number: int, job: Any) -> dict[str, Any]:
             nonlocal done
@@ -122,21 +129,29 @@ def run_bundle(
                 f"[{done}/{len(job_list)}] {job_id} {result['operator']}: {result['verdict']} "
                 f"({result['duration_s']:.1f} s)"
             )
-            return {"job_id": str(job_id), "result": result}
+            item = {"job_id": str(job_id), "result": result}
+            if checkpoint is not None:
+                with finished_lock:
+                    finished[number] = item
+                    checkpoint(_document(harness.chip, environment, [finished[n] for n in sorted(finished)]))
+            return item
 
-        # timed tiers run one at a time so that attempts do not share the device while timing
-        parallel = workers > 1 and not harness.backend.supports_timing
-        if parallel:
+        # with several workers, attempts check side by side and take the device alone to time
+        # (harness.gate); results keep the bundle's job order either way
+        if workers > 1:
             with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as executor:
                 results = list(executor.map(one, range(1, len(job_list) + 1), job_list))
         else:
             results = [one(number, job) for number, job in enumerate(job_list, 1)]
+    return _document(harness.chip, environment, results)
+
+
+def _document(chip: str, environment: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
     token = os.environ.get("KGB_RUNNER_TOKEN")
-    signature = signing.sign_results(results, token) if token else None
     return {
         "schema": RESULTS_SCHEMA,
-        "chip": harness.chip,
+        "chip": chip,
         "environment": environment,
         "results": results,
-        "signature": signature,
+        "signature": signing.sign_results(results, token) if token else None,
     }

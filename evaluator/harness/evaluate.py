@@ -22,6 +22,7 @@ import torch
 
 from evaluator.harness import policy, wire
 from evaluator.harness.backends import Backend, Peaks
+from evaluator.harness.gate import DeviceGate
 from evaluator.harness.pool import Child, ChildGone, WarmPool, send_bye
 from evaluator.harness.result import jsonable, new_result, scrub, secret_strings
 from evaluator.harness.specs import Locator
@@ -142,8 +143,11 @@ class Attempt:
         max_cases: int | None = None,
         flush: str = "write",
         hidden_cases: tuple[dict[str, Any], ...] = (),
+        gate: DeviceGate | None = None,
     ) -> None:
         self.flush = flush
+        # attempts side by side on one device share it while checking and take it alone to time
+        self.gate = gate or DeviceGate()
         # held-out runs: HiddenCase dicts checked after the tier's own cases (evaluator/harness/hidden.py)
         self.hidden_cases = hidden_cases
         self.spec, self.locator, self.source, self.file_name = spec, locator, source, file_name
@@ -173,6 +177,7 @@ class Attempt:
             "candidate_calls_s": 0.0,
             "judge_s": 0.0,
             "ghost_s": 0.0,
+            "gate_wait_s": 0.0,  # waiting for neighbouring attempts to leave the device before timing
             "timing_s": 0.0,  # all of the timed tier, of which:
             "timing_setup_s": 0.0,  # input sets, first reference, clones
             "timing_child_s": 0.0,  # the candidate process timing itself (warm-up, compile, samples)
@@ -325,7 +330,7 @@ class Attempt:
         failed, ghost_case = checked
 
         if not self.result["findings"] and failed == 0 and ghost_case is not None and self._ghost_applies():
-            with self.phase("ghost_s"):
+            with self.phase("ghost_s"), self.gate.shared():
                 self._ghost(*ghost_case, draw=draws)
         if self.result["findings"]:
             first = self.result["findings"][0]
@@ -358,8 +363,11 @@ class Attempt:
                         "incorrect",
                         f"{checked[0]} of {len(timed_cases)} perf cases failed; {bad['params']}: {bad['reason']}",
                     )
-            with self.phase("timing_s"):
-                verdict = timing.time_attempt(self, timed_cases, first_entry=first_entry)
+            with self.gate.exclusive() as waited:
+                self.profile["gate_wait_s"] = waited
+                self.deadline += waited  # the wait is the neighbours' time, not this candidate's
+                with self.phase("timing_s"):
+                    verdict = timing.time_attempt(self, timed_cases, first_entry=first_entry)
             if verdict is not None:
                 return verdict
         return self.finish("correct", f"all {len(cases)} cases passed ({draws} input draw(s) each)")
@@ -386,7 +394,8 @@ class Attempt:
                 entry["tier"] = tier_label
             self.result["cases"].append(entry)
             for draw in range(draws):
-                verdict = self._check_once(index, case, draw, entry)
+                with self.gate.shared():
+                    verdict = self._check_once(index, case, draw, entry)
                 if verdict is not None:
                     return verdict
                 if not entry["passed"]:

@@ -8,6 +8,7 @@ from typing import Any
 from evaluator.harness import backends, hidden
 from evaluator.harness.backends import FLUSH_MODES
 from evaluator.harness.evaluate import Attempt, HarnessError
+from evaluator.harness.gate import DeviceGate
 from evaluator.harness.peaks import chip_from_device_name, load_peaks
 from evaluator.harness.pool import WarmPool, default_host_memory_limit_bytes, plan_host_memory_limit
 from evaluator.harness.result import base_environment
@@ -72,6 +73,7 @@ class Harness:
         self.host_memory = plan_host_memory_limit(self.backend, host_memory_limit_bytes)
         self.environment["host_memory"] = self.host_memory.record()
         self._pool: WarmPool | None = None
+        self.gate = DeviceGate()  # evaluate() may be called from several threads (bundle workers)
 
     @property
     def pool(self) -> WarmPool:
@@ -136,6 +138,7 @@ class Harness:
             max_cases=self.max_cases,
             flush=self.flush,
             hidden_cases=tuple(hidden.HiddenCase(case) for case in hidden_cases or ()),
+            gate=self.gate,
         )
         result = attempt.run()
         hidden.redact(result)

@@ -147,7 +147,14 @@ def test_bundle_marks_bad_jobs_and_signs(monkeypatch):
             },
         ],
     }
-    out = run_bundle(jobs, device="cpu")
+    checkpoints = []
+    out = run_bundle(jobs, device="cpu", checkpoint=checkpoints.append)
+    # after each finished job, a complete signed document of the jobs done so far
+    assert [[item["job_id"] for item in doc["results"]] for doc in checkpoints] == [
+        ["bad-sha"],
+        ["bad-sha", "bad-tier"],
+    ]
+    assert checkpoints[-1] == out
     assert out["schema"] == "kgb.results/1"
     assert [r["result"]["verdict"] for r in out["results"]] == ["runtime_error", "runtime_error"]
     assert out["results"][0]["result"]["reason"].startswith("bundle: solution sha256")
@@ -155,6 +162,24 @@ def test_bundle_marks_bad_jobs_and_signs(monkeypatch):
     assert out["signature"]["token_id"] == "tok9"
     assert signing.verify_results(out["results"], out["signature"], key=key)
     assert "zzzsecret" not in json.dumps(out)
+
+
+def test_cli_bundle_run_writes_the_results_file(tmp_path):
+    jobs = tmp_path / "jobs.json"
+    job = {"job_id": "j1", "operator": "aten::add", "tier": "nope", "solution": {"source": "x = 1\n"}}
+    jobs.write_text(json.dumps({"schema": "kgb.jobs/1", "chip": "cpu", "jobs": [job]}))
+    out = tmp_path / "results.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "evaluator", "bundle", "run", str(jobs), "--out", str(out), "--device", "cpu"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(out.read_text())
+    assert [item["job_id"] for item in document["results"]] == ["j1"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.json", "results.json"]  # no .partial left
 
 
 def test_cli_usage_errors_exit_2(tmp_path):

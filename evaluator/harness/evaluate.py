@@ -242,7 +242,8 @@ class Attempt:
             raw = reply["inputs_after"]
             if type(raw) is not dict:
                 raise wire.MalformedOutput("inputs_after is not a mapping")
-            return {str(k): wire.decode_value(v, self.device) for k, v in raw.items()}
+            # inputs may be views (strided, transposed): compared by value, never rejected as non-dense
+            return {str(k): wire.decode_input(v, self.device) for k, v in raw.items()}
         return tensor_items(sent)
 
     # ---- the attempt ---------------------------------------------------------

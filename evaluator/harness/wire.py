@@ -282,7 +282,17 @@ def is_dense(shape: list[int], stride: list[int]) -> bool:
     return True
 
 
-def decode_tensor(blob: dict[str, Any], device: str, aliases: dict[str, torch.Tensor] | None = None) -> Any:
+def decode_input(blob: Any, device: str) -> Any:
+    """An input tensor as the candidate left it (devices without shared memory send it back by
+    value). Unlike an output it may be any view the harness handed over, dense or not."""
+    if type(blob) is not dict or blob.get("__tensor__") is not True:
+        raise MalformedOutput("an input came back as something other than a tensor")
+    return decode_tensor(blob, device, views_ok=True)
+
+
+def decode_tensor(
+    blob: dict[str, Any], device: str, aliases: dict[str, torch.Tensor] | None = None, *, views_ok: bool = False
+) -> Any:
     if not blob.get("exact_type"):
         return RejectedTensor(f"output is a {blob.get('type')}, not a plain torch.Tensor")
     if blob.get("layout") != "strided":
@@ -322,7 +332,7 @@ def decode_tensor(blob: dict[str, Any], device: str, aliases: dict[str, torch.Te
         storage_bytes
     ):
         raise MalformedOutput("tensor extends past its storage")
-    if not is_dense(shape, stride) and numel > 1:
+    if not views_ok and not is_dense(shape, stride) and numel > 1:
         return RejectedTensor(f"output with shape {shape} and strides {stride} is not dense")
     if storage is not None:
         shared = torch.empty(0, dtype=dtype, device=device).set_(storage, offset, shape, stride)

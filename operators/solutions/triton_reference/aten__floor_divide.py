@@ -183,8 +183,11 @@ def _floor_divide_kernel(
         mod = x % z
         d = tl.div_rn(x - mod, z)
         d = tl.where((mod != 0) & ((z < 0) != (mod < 0)), d - 1.0, d)
-        fl = tl.floor(d)
-        fl = tl.where(d - fl > 0.5, fl + 1.0, fl)
+        # ATen's CUDA kernel holds floor(div) in the output type (half/bfloat16 round it) before
+        # the > 0.5 test and the + 1: same rounding here, or large quotients differ by one step
+        out_ty = out_ptr.dtype.element_ty
+        fl = tl.floor(d).to(out_ty).to(COMPUTE)
+        fl = tl.where(d - fl > 0.5, (fl + 1.0).to(out_ty).to(COMPUTE), fl)
         y = tl.where(d != 0, fl, q * 0.0)
         y = tl.where(z == 0, q, y)
     else:

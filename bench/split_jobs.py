@@ -3,9 +3,12 @@ that is cut short loses one chunk, not everything; `order.txt` lists the chunks 
 lanes take them: the operators named by --first, then the rest with the sources interleaved.
 
     python bench/split_jobs.py jobs.json --out-dir chunks/ --per-chunk 2 [--first ops.txt] [--skip ops.txt]
+                               [--only ops.txt] [--tiers full edge]
 
---first / --skip name files with one operator id per line (e.g. the ones to re-run after a fix,
-the ones a previous call already evaluated).
+--first / --skip / --only name files with one operator id per line (e.g. the ones to re-run after a
+fix, the ones a previous call already evaluated, the only ones wanted). --tiers re-targets every job
+at each tier in turn (a correctness sweep: job ids get "/TIER" where the tier differs from the
+exported one); such results are for tables, not for import into the site.
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ def read_ids(path: Path | None) -> list[str]:
     return [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
 
 
-def ordered_jobs(jobs: list[dict], first: list[str], skip: set[str]) -> list[dict]:
+def ordered_jobs(jobs: list[dict], first: list[str], skip: set[str], only: set[str] | None = None) -> list[dict]:
     rank = {op: i for i, op in enumerate(first)}
-    wanted = [j for j in jobs if j["operator"] not in skip]
+    wanted = [j for j in jobs if j["operator"] not in skip and (only is None or j["operator"] in only)]
     head = sorted((j for j in wanted if j["operator"] in rank), key=lambda j: rank[j["operator"]])
     by_source: dict[str, list[dict]] = {}
     for job in wanted:
@@ -34,6 +37,14 @@ def ordered_jobs(jobs: list[dict], first: list[str], skip: set[str]) -> list[dic
     return head + tail
 
 
+def retarget(jobs: list[dict], tiers: list[str]) -> list[dict]:
+    return [
+        job if job["tier"] == tier else {**job, "tier": tier, "job_id": f"{job['job_id']}/{tier}"}
+        for tier in tiers
+        for job in jobs
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("jobs", type=Path)
@@ -41,11 +52,16 @@ def main() -> int:
     parser.add_argument("--per-chunk", type=int, default=2)
     parser.add_argument("--first", type=Path, help="operator ids to evaluate first, one per line")
     parser.add_argument("--skip", type=Path, help="operator ids to leave out, one per line")
+    parser.add_argument("--only", type=Path, help="the only operator ids to keep, one per line")
+    parser.add_argument("--tiers", nargs="+", choices=("smoke", "full", "edge", "perf"), help="re-target jobs")
     args = parser.parse_args()
     if args.per_chunk < 1:
         parser.error("--per-chunk must be at least 1")
     bundle = json.loads(args.jobs.read_text())
-    jobs = ordered_jobs(bundle["jobs"], read_ids(args.first), set(read_ids(args.skip)))
+    only = set(read_ids(args.only)) if args.only else None
+    jobs = ordered_jobs(bundle["jobs"], read_ids(args.first), set(read_ids(args.skip)), only)
+    if args.tiers:
+        jobs = retarget(jobs, args.tiers)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     names = []
     for start in range(0, len(jobs), args.per_chunk):

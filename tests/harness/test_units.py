@@ -329,3 +329,29 @@ def test_aten_speed_baseline_is_the_builtin_op_not_the_correctness_reference():
     inputs = spec.make_inputs(spec.tier("smoke")[0], Rng(0, "cpu"))
     assert kind == "torch"
     assert torch.equal(call(inputs), spec.invoke(None, inputs))
+
+
+def _reference_call(op: str, case: dict) -> tuple:
+    from evaluator.harness.evaluate import clone_exact
+    from operators import registry
+    from operators.spec import Rng
+
+    spec = registry.get(op)
+    inputs = spec.make_inputs(case, Rng(0, "cpu"))
+    pristine, ref_inputs = clone_exact(inputs), clone_exact(inputs)
+    return spec, spec.run_reference(ref_inputs), pristine, ref_inputs
+
+
+def test_launch_layer_excuses_only_answers_that_are_an_input_itself():
+    from evaluator.harness.evaluate import needs_launch
+
+    same = {"shape": [4, 8], "dtype": "float16", "out_dtype": "float16", "exact": True}
+    narrowing = {"shape": [4, 8], "dtype": "float32", "out_dtype": "float16", "exact": False}
+    # to() to its own dtype returns self: a correct solution launches nothing
+    assert needs_launch(*_reference_call("aten::to", same)) is False
+    assert needs_launch(*_reference_call("aten::to", narrowing)) is True
+    # an in-place op also returns its input, but it must have changed it: still needs a kernel
+    from operators import registry
+
+    add_ = next(c for c in registry.get("aten::add_").tier("smoke") if c.get("alpha", 1) != 0)
+    assert needs_launch(*_reference_call("aten::add_", add_)) is True

@@ -683,7 +683,8 @@ SPECS: list[OperatorSpec] = [
         invoke=_tensor_or_out_invoke("heaviside", "default"),
         make_inputs=binary_inputs(_heaviside_self, randn()),
         cases=_tensor_out_cases(),
-        notes="About 10% of self is exactly 0 (then the result is `values`). NaN in self gives NaN. self and values "
+        notes="About 10% of self is exactly 0 (then the result is `values`). NaN in self gives 0 (ATen computes "
+        "self == 0 ? values : (self > 0), on cpu and cuda alike). self and values "
         "must have the same dtype.",
         fidelity=BINARY_FIDELITY + " Full tier: 18 cases as upstream (heaviside and heaviside.out).",
     ),

@@ -1,4 +1,4 @@
-"""Triton reference solution for aten::heaviside: 0 for self < 0, values for self == 0, 1 for self > 0 (NaN stays NaN)
+"""Triton reference solution for aten::heaviside: 0 for self < 0, values for self == 0, 1 for self > 0 (NaN gives 0, as in ATen)
 
 Wrappers: `heaviside`, `heaviside_out`. Inputs of any layout are read by strided indexing (up to 6 dimensions,
 broadcasting by zero strides); contiguous operands take a flat fast path. Half types compute in fp32.
@@ -176,7 +176,7 @@ def _heaviside_kernel(
         o_off = offs
     else:
         o_off = _strided_offset(offs, s1, s2, s3, s4, s5, o0, o1, o2, o3, o4, o5)
-    y = tl.where(x == 0, z, tl.where(x > 0, 1.0, tl.where(x < 0, 0.0, x)))
+    y = tl.where(x == 0, z, tl.where(x > 0, 1.0, 0.0))
     tl.store(out_ptr + o_off, y.to(out_ptr.dtype.element_ty), mask=mask)
 
 

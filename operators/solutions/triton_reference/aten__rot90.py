@@ -2,7 +2,15 @@
 
 Wrappers: `rot90`, `rot90_out`. The rotation is expressed as index arithmetic on self: a flip of dimension d
 reads from the far end (start offset (size - 1) * stride, stride negated) and a quarter turn swaps the two
-dimensions, so one strided Triton copy writes the row-major result. No flip/transpose op runs in torch.
+dimensions, so one Triton copy writes the row-major result. No flip/transpose op runs in torch.
+Three copy kernels, picked from the (collapsed) strides of that rotated view:
+- tiles (k = 1, 3 when the source's contiguous dim is not the output's last one): one program per
+  BLOCK_P x BLOCK_Q tile, loaded along the source's contiguous dim and stored along the output's; a flip of
+  the source's contiguous dim only reverses which output row a tile row goes to, so both sides stay
+  ascending, contiguous and vectorizable (Triton moves the tile between the two layouts in shared memory);
+- rows (k = 0, 2, or a rotation that keeps the last dim last): rows contiguous on both sides, the row index
+  decoded once per program, a flipped row read backwards;
+- a generic strided element copy for everything else (odd strides, short rows).
 Policy: torch only allocates (torch.empty; `out` is resized with Tensor.resize_).
 """
 
@@ -12,6 +20,9 @@ import triton.language as tl
 
 MAX_RANK = 6
 BLOCK_SIZE = 1024
+TILE_Q = 64  # tile extent along the output's contiguous dim
+MIN_ROW = 128  # shorter contiguous rows go through the generic copy
+INT32_LIMIT = 2**31
 
 
 def _collapse(shape, *stride_lists):
@@ -100,6 +111,132 @@ def _copy_kernel(
     tl.store(dst_ptr + dst_start + dst_off, y, mask=mask)
 
 
+@triton.jit
+def _tile_kernel(
+    src_ptr,
+    dst_ptr,
+    P,
+    Q,
+    src_lo,
+    dst_start,
+    sq,
+    dp,
+    nb1,
+    nb2,
+    sa0,
+    sa1,
+    sa2,
+    sd0,
+    sd1,
+    sd2,
+    tiles_q,
+    tiles_pq,
+    P_FLIP: tl.constexpr,
+    EVEN: tl.constexpr,
+    BLOCK_P: tl.constexpr,
+    BLOCK_Q: tl.constexpr,
+):
+    """One BLOCK_P x BLOCK_Q tile of dst[b, p, q] = src[b, p, q] where the source walks p with stride +1
+    (or -1 when P_FLIP) from src_lo and q with stride sq, and the destination walks q with stride 1 and p
+    with stride dp; b (up to 3 batch dims) comes from the program id."""
+    pid = tl.program_id(0)
+    t = pid % tiles_pq
+    bat = pid // tiles_pq
+    tp = t // tiles_q
+    tq = t % tiles_q
+    i2 = bat % nb2
+    rest = bat // nb2
+    i1 = rest % nb1
+    i0 = rest // nb1
+    p0 = tp * BLOCK_P  # first source position along p (ascending in memory)
+    q0 = tq * BLOCK_Q
+    src_base = (
+        src_lo + i0.to(tl.int64) * sa0 + i1.to(tl.int64) * sa1 + i2.to(tl.int64) * sa2 + p0 + q0.to(tl.int64) * sq
+    )
+    dst_base = dst_start + i0.to(tl.int64) * sd0 + i1.to(tl.int64) * sd1 + i2.to(tl.int64) * sd2 + q0
+    ps = tl.arange(0, BLOCK_P)
+    qs = tl.arange(0, BLOCK_Q)
+    src = src_ptr + src_base + (ps[:, None] + qs[None, :] * sq)
+    if P_FLIP:  # source position p0 + ps is output row P - 1 - p0 - ps
+        dst = dst_ptr + (dst_base + (P - 1 - p0).to(tl.int64) * dp) + (qs[None, :] - ps[:, None] * dp)
+    else:
+        dst = dst_ptr + (dst_base + p0.to(tl.int64) * dp) + (qs[None, :] + ps[:, None] * dp)
+    if EVEN:
+        tl.store(dst, tl.load(src))
+    else:
+        mask = ((p0 + ps) < P)[:, None] & ((q0 + qs) < Q)[None, :]
+        tl.store(dst, tl.load(src, mask=mask), mask=mask)
+
+
+@triton.jit
+def _rows_kernel(
+    src_ptr,
+    dst_ptr,
+    L,
+    src_start,
+    dst_start,
+    n1,
+    n2,
+    n3,
+    n4,
+    sa0,
+    sa1,
+    sa2,
+    sa3,
+    sa4,
+    sd0,
+    sd1,
+    sd2,
+    sd3,
+    sd4,
+    col_blocks,
+    L_FLIP: tl.constexpr,
+    EVEN: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
+    """dst[r, c] = src[r, c] over rows r (up to 5 dims, decoded once per program) of length L, contiguous
+    in both (the source row read backwards when L_FLIP: its stride is -1)."""
+    pid = tl.program_id(0)
+    cb = pid % col_blocks
+    row = pid // col_blocks
+    i4 = row % n4
+    row = row // n4
+    i3 = row % n3
+    row = row // n3
+    i2 = row % n2
+    row = row // n2
+    i1 = row % n1
+    i0 = row // n1
+    src_base = (
+        src_start
+        + i0.to(tl.int64) * sa0
+        + i1.to(tl.int64) * sa1
+        + i2.to(tl.int64) * sa2
+        + i3.to(tl.int64) * sa3
+        + i4.to(tl.int64) * sa4
+    )
+    dst_base = (
+        dst_start
+        + i0.to(tl.int64) * sd0
+        + i1.to(tl.int64) * sd1
+        + i2.to(tl.int64) * sd2
+        + i3.to(tl.int64) * sd3
+        + i4.to(tl.int64) * sd4
+    )
+    c0 = cb * BLOCK
+    cs = tl.arange(0, BLOCK)
+    if L_FLIP:
+        src = src_ptr + (src_base - c0) - cs
+    else:
+        src = src_ptr + (src_base + c0) + cs
+    dst = dst_ptr + (dst_base + c0) + cs
+    if EVEN:
+        tl.store(dst, tl.load(src))
+    else:
+        mask = (c0 + cs) < L
+        tl.store(dst, tl.load(src, mask=mask), mask=mask)
+
+
 def _is_flat(sizes, strides):
     """True when these (collapsed) strides walk memory in row-major order with no gaps."""
     expected = 1
@@ -110,14 +247,7 @@ def _is_flat(sizes, strides):
     return True
 
 
-def _strided_copy(src, dst, shape, src_strides, dst_strides, src_start=0, dst_start=0):
-    """Copy (with dtype conversion) the `shape`-shaped strided window of src into that of dst."""
-    n = 1
-    for size in shape:
-        n *= size
-    if n == 0:
-        return
-    sizes, (a, b) = _collapse(list(shape), list(src_strides), list(dst_strides))
+def _generic_copy(src, dst, n, sizes, a, b, src_start, dst_start):
     grid = (triton.cdiv(n, BLOCK_SIZE),)
     _copy_kernel[grid](
         src,
@@ -133,6 +263,93 @@ def _strided_copy(src, dst, shape, src_strides, dst_strides, src_start=0, dst_st
         TO_BOOL=dst.dtype == torch.bool and src.dtype != torch.bool,
         BLOCK=BLOCK_SIZE,
     )
+
+
+def _tile_copy(src, dst, dims, p, q, src_start, dst_start):
+    """Tiled copy over dims (size, src stride, dst stride) where |src stride of p| = 1 and dst stride of q = 1.
+    Returns False when it does not apply (more than 3 other dims, tile offsets beyond int32)."""
+    batch = [d for i, d in enumerate(dims) if i not in (p, q)]
+    if len(batch) > 3:
+        return False
+    (P, sp, dp), (Q, sq, _) = dims[p], dims[q]
+    es = src.element_size()
+    block_p = max(16, min(128, 128 // es))  # 128 bytes of each source line per tile
+    block_q = TILE_Q
+    if block_q * abs(sq) + block_p >= INT32_LIMIT or block_p * abs(dp) + block_q >= INT32_LIMIT:
+        return False
+    batch = [(1, 0, 0)] * (3 - len(batch)) + batch
+    tiles_p, tiles_q = triton.cdiv(P, block_p), triton.cdiv(Q, block_q)
+    n_batch = batch[0][0] * batch[1][0] * batch[2][0]
+    src_lo = src_start + (P - 1) * sp if sp < 0 else src_start  # lowest address along p
+    _tile_kernel[(tiles_p * tiles_q * n_batch,)](
+        src,
+        dst,
+        P,
+        Q,
+        src_lo,
+        dst_start,
+        sq,
+        dp,
+        batch[1][0],
+        batch[2][0],
+        *[d[1] for d in batch],
+        *[d[2] for d in batch],
+        tiles_q,
+        tiles_p * tiles_q,
+        P_FLIP=sp < 0,
+        EVEN=P % block_p == 0 and Q % block_q == 0,
+        BLOCK_P=block_p,
+        BLOCK_Q=block_q,
+        num_warps=4,
+    )
+    return True
+
+
+def _rows_copy(src, dst, dims, src_start, dst_start):
+    """Copy rows (the last of dims: src stride +-1, dst stride 1); the other dims (at most 5) index rows."""
+    L, sl, _ = dims[-1]
+    outer = [(1, 0, 0)] * (MAX_RANK - len(dims)) + dims[:-1]
+    block = min(2048, triton.next_power_of_2(L))
+    col_blocks = triton.cdiv(L, block)
+    rows = 1
+    for d in outer:
+        rows *= d[0]
+    _rows_kernel[(rows * col_blocks,)](
+        src,
+        dst,
+        L,
+        src_start,
+        dst_start,
+        *[d[0] for d in outer[1:]],
+        *[d[1] for d in outer],
+        *[d[2] for d in outer],
+        col_blocks,
+        L_FLIP=sl < 0,
+        EVEN=L % block == 0,
+        BLOCK=block,
+        num_warps=4 if block <= 1024 else 8,
+    )
+
+
+def _strided_copy(src, dst, shape, src_strides, dst_strides, src_start=0, dst_start=0):
+    """Copy the `shape`-shaped strided window of src into that of dst (same dtype for the fast kernels)."""
+    n = 1
+    for size in shape:
+        n *= size
+    if n == 0:
+        return
+    sizes, (a, b) = _collapse(list(shape), list(src_strides), list(dst_strides))
+    if src.dtype == dst.dtype:
+        dims = [(sizes[i], a[i], b[i]) for i in range(MAX_RANK) if sizes[i] != 1]
+        q = next((i for i, d in enumerate(dims) if d[2] == 1), None)
+        p = next((i for i, d in enumerate(dims) if abs(d[1]) == 1 and i != q), None)
+        if q is not None and p is not None:
+            if _tile_copy(src, dst, dims, p, q, src_start, dst_start):
+                return
+        elif dims and dims[-1][2] == 1 and abs(dims[-1][1]) == 1 and dims[-1][0] >= MIN_ROW:
+            _rows_copy(src, dst, dims, src_start, dst_start)
+            return
+    _generic_copy(src, dst, n, sizes, a, b, src_start, dst_start)
 
 
 def _rotated_view(x, k, dims):

@@ -1,15 +1,24 @@
-"""Triton reference solution for aten::rsqrt: 1 / sqrt(x) elementwise (IEEE sqrt so that -0 gives -inf)
+"""Triton reference solution for aten::rsqrt: 1 / sqrt(x) elementwise.
 
-Wrappers: `rsqrt`. Inputs of any layout are read by strided indexing (up to 6 dimensions,
-broadcasting by zero strides); contiguous operands take a flat fast path. Half types compute in fp32.
+Wrappers: `rsqrt`. Contiguous operands take a flat kernel (int32 offsets unless the tensor is too large for
+them, 16-byte vector loads and stores); other layouts are read by strided indexing (up to 6 dimensions,
+broadcasting by zero strides). Half types and fp32 compute in fp32 with the hardware reciprocal square root
+(tl.math.rsqrt: rsqrt.approx, about 1 ulp of fp32, the instruction CUDA's rsqrtf and so torch's kernel use):
+the IEEE sqrt_rn and division it replaces expand to branchy slow paths per element, which made the kernel
+latency bound. rsqrt.approx flushes subnormal inputs to zero, so those are scaled by 2^24 first and the
+result by 2^12. rsqrt(-0) = -inf, rsqrt(+0) = +inf, rsqrt(x < 0) = NaN. fp64 computes 1 / sqrt(x) in fp64.
 """
 
 import torch
 import triton
 import triton.language as tl
 
-BLOCK_SIZE = 1024
+BLOCK_SIZE = 1024  # strided kernel, and dense tensors below LARGE: 8 elements (16 bytes of a half type) a thread
+LARGE_BLOCK_SIZE = 2048  # dense tensors of LARGE elements or more: two 16-byte vectors a thread in flight
+LARGE = 1 << 22
+NUM_WARPS = 4
 MAX_RANK = 6
+_INT32_LIMIT = 2**31 - 1
 _TL_DTYPES = (
     (torch.float16, tl.float16),
     (torch.bfloat16, tl.bfloat16),
@@ -93,6 +102,29 @@ def _strided_offset(offs, s1, s2, s3, s4, s5, t0, t1, t2, t3, t4, t5):
 
 
 @triton.jit
+def _rsqrt_value(x, COMPUTE: tl.constexpr):
+    if COMPUTE == tl.float64:
+        y = 1.0 / tl.sqrt(x)  # fp64 sqrt is IEEE (sqrt.rn.f64); tl.sqrt_rn takes fp32 only
+    else:
+        # rsqrt.approx.ftz: subnormal x would read as +-0 (giving +-inf); 2^24 x is normal, rsqrt(2^24 x) 2^12 = rsqrt(x)
+        tiny = tl.abs(x) < 1.1754943508222875e-38
+        y = tl.math.rsqrt(tl.where(tiny, x * 16777216.0, x))
+        y = tl.where(tiny, y * 4096.0, y)
+    return y
+
+
+@triton.jit
+def _rsqrt_dense_kernel(x_ptr, out_ptr, n, COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK: tl.constexpr):
+    if INDEX64:
+        offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    else:
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(COMPUTE)
+    tl.store(out_ptr + offs, _rsqrt_value(x, COMPUTE).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
 def _rsqrt_kernel(
     x_ptr,
     out_ptr,
@@ -130,8 +162,7 @@ def _rsqrt_kernel(
     else:
         o_off = _strided_offset(offs, s1, s2, s3, s4, s5, o0, o1, o2, o3, o4, o5)
     x = tl.load(x_ptr + x_off, mask=mask).to(COMPUTE)
-    y = 1.0 / tl.sqrt_rn(x)
-    tl.store(out_ptr + o_off, y.to(out_ptr.dtype.element_ty), mask=mask)
+    tl.store(out_ptr + o_off, _rsqrt_value(x, COMPUTE).to(out_ptr.dtype.element_ty), mask=mask)
 
 
 def _launch(x, out):
@@ -140,6 +171,13 @@ def _launch(x, out):
         raise RuntimeError(f"out has shape {tuple(out.shape)}, expected {shape}")
     n = x.numel()
     if n == 0:
+        return out
+    compute = _compute_dtype(x.dtype)
+    if _is_dense(x, shape) and _is_dense(out, shape):
+        block = LARGE_BLOCK_SIZE if n >= LARGE else BLOCK_SIZE
+        _rsqrt_dense_kernel[(triton.cdiv(n, block),)](
+            x, out, n, COMPUTE=compute, INDEX64=n > _INT32_LIMIT - block, BLOCK=block, num_warps=NUM_WARPS
+        )
         return out
     sizes = _padded_sizes(shape)
     grid = (triton.cdiv(n, BLOCK_SIZE),)
@@ -152,8 +190,9 @@ def _launch(x, out):
         *_padded_strides(out, shape),
         X_DENSE=_is_dense(x, shape),
         O_DENSE=_is_dense(out, shape),
-        COMPUTE=_compute_dtype(x.dtype),
+        COMPUTE=compute,
         BLOCK=BLOCK_SIZE,
+        num_warps=NUM_WARPS,
     )
     return out
 

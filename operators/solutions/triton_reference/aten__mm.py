@@ -4,9 +4,9 @@ One tiled GEMM kernel for C[b] = A[b] @ B[b] (+ bias) over a batch axis, reading
 strides (row-major, column-major and transposed views need no copy). Tiles are grouped along M (GROUP_M) so
 neighbouring programs reuse B tiles from L2; the K loop advances the A and B pointers (Triton pipelines the
 loads over num_stages). Accumulation is fp32 with tl.dot: half inputs use the tensor cores (wgmma on Hopper);
-float32 inputs use input_precision="tf32x3" on GPUs (three TF32 tensor-core products with the low halves,
-about fp32's accuracy: errors near 1e-6 relative against a tolerance of 1e-4 x K absolute) instead of the
-FMA loop of "ieee", which ran at a fraction of cuBLAS's SGEMM.
+float32 inputs use input_precision="ieee" (the FMA loop), as the operator's notes ask of every solution:
+"tf32x3" (three TF32 tensor-core products) would be faster at about fp32's accuracy, but the reference row
+does not take a liberty the prompt tells models not to take.
 
 On GPUs the tile shape is autotuned per (M, N, K, layout, dtype) over a short list pruned by M: 128x256,
 256x128 and 128x128 tiles (BLOCK_K 64, 8 warps, 3-4 stages) and a 64x128 tile for few row blocks; M <= 16
@@ -103,13 +103,13 @@ _HALF_CONFIGS = (
     _config(16, 32, 256, 4, 4),  # M <= 16: N / 32 programs (128 at N = 4096), 16 KB of B a stage
     _config(16, 64, 128, 4, 4),
 )
-# float32 (tf32x3): 4-byte elements, so BLOCK_K 32 keeps the shared memory per stage of the 16-bit tiles
+# float32: 4-byte elements, so BLOCK_K 32 keeps the shared memory per stage of the 16-bit tiles
 _FLOAT_CONFIGS = (
     _config(128, 128, 32, 8, 3),
     _config(128, 128, 32, 8, 4),
     _config(64, 128, 32, 4, 4),
     _config(16, 64, 64, 4, 3),
-)  # 128x256 with tf32x3 spills registers (ptxas for sm_90)
+)
 
 
 def _prune(configs, named_args, **kwargs):
@@ -175,7 +175,7 @@ def _gemm(a, b, out, bias=None):
             GROUP_M=8,
         )
     elif a.dtype == torch.float32:
-        _gemm_float[grid](*args, HAS_BIAS=bias is not None, PRECISION="tf32x3", WIDEN=False)
+        _gemm_float[grid](*args, HAS_BIAS=bias is not None, PRECISION="ieee", WIDEN=False)
     else:
         _gemm_half[grid](*args, HAS_BIAS=bias is not None, PRECISION="default", WIDEN=False)
     return out

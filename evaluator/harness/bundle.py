@@ -97,12 +97,10 @@ def run_bundle(
         host_memory_limit_bytes=host_memory_limit_bytes,
     ) as harness:
         environment = dict(harness.environment)
-        done = 0
-        finished: dict[int, dict[str, Any]] = {}
+        finished: dict[int, dict[str, Any]] = {}  # by job number, filled as workers finish
         finished_lock = threading.Lock()
 
         def one(number: int, job: Any) -> dict[str, Any]:
-            nonlocal done
             job_id = job.get("job_id", f"#{number}") if isinstance(job, dict) else f"#{number}"
             tier = job.get("tier", "") if isinstance(job, dict) else ""
             problem = _job_problem(job)
@@ -124,15 +122,14 @@ def run_bundle(
                     result = _bundle_error(job, tier, f"harness failure: {type(exc).__name__}: {exc}", environment)
             else:
                 result = _bundle_error(job if isinstance(job, dict) else {}, str(tier), problem, environment)
-            done += 1
-            say(
-                f"[{done}/{len(job_list)}] {job_id} {result['operator']}: {result['verdict']} "
-                f"({result['duration_s']:.1f} s)"
-            )
             item = {"job_id": str(job_id), "result": result}
-            if checkpoint is not None:
-                with finished_lock:
-                    finished[number] = item
+            with finished_lock:
+                finished[number] = item
+                say(
+                    f"[{len(finished)}/{len(job_list)}] {job_id} {result['operator']}: {result['verdict']} "
+                    f"({result['duration_s']:.1f} s)"
+                )
+                if checkpoint is not None:
                     checkpoint(_document(harness.chip, environment, [finished[n] for n in sorted(finished)]))
             return item
 

@@ -1,8 +1,11 @@
 """Timing accuracy: the harness's reported median beside triton.testing.do_bench (median, its own
 256 MB cache clear before each call) and, where Nsight Compute is installed, beside the kernel
-duration `ncu --clock-control none` reports (clocks left as found), in one run.
+duration `ncu --clock-control none` reports (clocks left as found), in one run, for each timing
+protocol asked for (L2 flush mode : clock; the default write:events is do_bench's protocol,
+read:kernel is a clean cache and the device's own kernel timestamps, as ncu measures).
 
     PYTHONPATH=. python bench/harness_accuracy.py [--device cuda] [--out accuracy.json] [--ncu]
+        [--protocols write:events,read:events,read:kernel]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import triton
 
 from bench.harness_specs import SOLUTIONS, SPECS
 from evaluator.harness import Harness
+from evaluator.harness.backends import CLOCKS, FLUSH_MODES
 from operators.spec import Rng
 
 
@@ -110,16 +114,25 @@ def main() -> None:
     parser.add_argument("--out", default=None)
     parser.add_argument("--ncu", action="store_true")
     parser.add_argument("--ncu-target", action="store_true")
-    parser.add_argument("--flush", default="write,read", help="the harness's L2 flush modes to compare")
+    parser.add_argument(
+        "--protocols",
+        default="write:events,read:events,read:kernel",
+        help="the harness's timing protocols to compare, FLUSH:CLOCK separated by commas",
+    )
     args = parser.parse_args()
     if args.ncu_target:
         ncu_target(args.device)
         return
-    modes = args.flush.split(",")
+    modes = args.protocols.split(",")
+    for mode in modes:
+        flush, _, clock = mode.partition(":")
+        if flush not in FLUSH_MODES or clock not in CLOCKS:
+            parser.error(f"protocol {mode!r}: expected FLUSH:CLOCK with FLUSH in {FLUSH_MODES}, CLOCK in {CLOCKS}")
     ours_by_mode: dict[str, dict[str, dict]] = {}
     for mode in modes:
         ours = ours_by_mode[mode] = {}
-        with Harness(device=args.device, flush=mode) as harness:
+        flush, _, clock = mode.partition(":")
+        with Harness(device=args.device, flush=flush, clock=clock) as harness:
             for spec in SPECS:
                 result = harness.evaluate(spec, Path(SOLUTIONS[spec.id]).read_text(), tier="perf", timeout_s=600)
                 if result["verdict"] != "correct":
@@ -151,7 +164,7 @@ def main() -> None:
             ref = do_bench.get(label)
             row = {
                 "case": label,
-                "flush": mode,
+                "protocol": mode,
                 "method": t["method"],
                 "ours_us": t["candidate_median_us"],
                 "iqr_us": t["candidate_iqr_us"],
@@ -163,7 +176,7 @@ def main() -> None:
             }
             rows.append(row)
             print(
-                f"{mode:5s} {label:70s} {t['method']:10s} ours {row['ours_us']:9.2f}  do_bench {ref:9.2f} "
+                f"{mode:12s} {label:64s} {t['method']:12s} ours {row['ours_us']:9.2f}  do_bench {ref:9.2f} "
                 f"({row['vs_do_bench_pct']:+6.2f}%)  ncu {row['ncu_us'] or float('nan'):9.2f} "
                 f"({row['vs_ncu_pct'] if row['vs_ncu_pct'] is not None else float('nan'):+6.2f}%)"
             )

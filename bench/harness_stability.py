@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bench.harness_specs import SOLUTIONS, SPECS
 from evaluator.harness import Harness
+from evaluator.harness.backends import CLOCKS, FLUSH_MODES
 
 
 def main() -> None:
@@ -21,13 +22,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--budget", type=float, default=1.5, help="timing budget per case (s)")
     parser.add_argument("--out", default=None)
-    parser.add_argument("--flush", default="write", help="the harness's L2 flush mode")
+    parser.add_argument("--flush", default="write", choices=FLUSH_MODES, help="the harness's L2 flush mode")
+    parser.add_argument("--clock", default="events", choices=CLOCKS, help="what times calls of ~20 µs and more")
     args = parser.parse_args()
     medians: dict[str, list[float]] = {}
     methods: dict[str, str] = {}
     for run in range(args.runs):
         # fresh pool and processes per run
-        with Harness(device=args.device, time_budget_s=args.budget, flush=args.flush) as harness:
+        with Harness(device=args.device, time_budget_s=args.budget, flush=args.flush, clock=args.clock) as harness:
             for spec in SPECS:
                 result = harness.evaluate(spec, Path(SOLUTIONS[spec.id]).read_text(), tier="perf", timeout_s=600)
                 if result["verdict"] != "correct":
@@ -51,7 +53,9 @@ def report(medians: dict[str, list[float]], methods: dict[str, str], device: str
         print(f"{key:70s} {methods[key]:10s} mean {mean:10.2f} µs  CV {cv:5.2f}%")
     if args.out:
         Path(args.out).write_text(
-            json.dumps({"device": device, "runs": args.runs, "flush": args.flush, "rows": rows}, indent=1)
+            json.dumps(
+                {"device": device, "runs": args.runs, "flush": args.flush, "clock": args.clock, "rows": rows}, indent=1
+            )
         )
 
 

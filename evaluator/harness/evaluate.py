@@ -155,10 +155,12 @@ class Attempt:
         time_budget_s: float = 1.5,
         max_cases: int | None = None,
         flush: str = "write",
+        clock: str = "events",
         hidden_cases: tuple[dict[str, Any], ...] = (),
         gate: DeviceGate | None = None,
     ) -> None:
         self.flush = flush
+        self.clock = clock
         # attempts side by side on one device share it while checking and take it alone to time
         self.gate = gate or DeviceGate()
         # held-out runs: HiddenCase dicts checked after the tier's own cases (evaluator/harness/hidden.py)

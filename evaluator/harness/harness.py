@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaluator.harness import backends, hidden
-from evaluator.harness.backends import FLUSH_MODES
+from evaluator.harness.backends import CLOCKS, FLUSH_MODES
 from evaluator.harness.evaluate import Attempt, HarnessError
 from evaluator.harness.gate import DeviceGate
 from evaluator.harness.peaks import chip_from_device_name, load_peaks
@@ -42,12 +42,16 @@ class Harness:
         max_cases: int | None = None,
         host_memory_limit_bytes: int | None = None,
         flush: str = "write",
+        clock: str = "events",
     ) -> None:
         """`static_policy=False` skips the AST layer; the adversarial tests use it to prove that the
         runtime layers stop each exploit on their own. `host_memory_limit_bytes` caps each candidate
         process (None: min(16 GiB, half the RAM); 0: no limit); how it is enforced is recorded in
         `environment["host_memory"]`. `flush` is how L2 is emptied before each timed call (see
-        timing.Flusher), recorded in `environment["l2_flush"]`."""
+        timing.Flusher), recorded in `environment["l2_flush"]`. `clock` times the calls that are not
+        graph-replayed: "events" (CUDA events around each call, do_bench's way) or "kernel" (the
+        device's own timestamps of the call's work, kernel_clock.py; falls back to events, with a
+        note, where the device keeps no such record), recorded in `environment["timing_clock"]`."""
         self.backend = backends.get_backend(device or backends.default_device_type())
         if not self.backend.available():
             raise HarnessError(f"device {self.backend.device_type!r} is not available on this machine")
@@ -66,6 +70,17 @@ class Harness:
             raise HarnessError(f"flush must be one of {', '.join(FLUSH_MODES)}")
         self.flush = flush
         self.environment["l2_flush"] = flush
+        if clock not in CLOCKS:
+            raise HarnessError(f"clock must be one of {', '.join(CLOCKS)}")
+        self.clock = clock
+        self.environment["timing_clock"] = clock
+        if clock == "kernel" and self.backend.supports_timing:
+            from evaluator.harness.kernel_clock import warm_up
+
+            # the baseline is timed in this process: its first trace starts CUPTI (seconds) here
+            unavailable = warm_up(self.backend)
+            if unavailable:
+                self.environment["timing_clock"] = f"events (kernel clock unavailable: {unavailable})"
         if host_memory_limit_bytes is None:
             host_memory_limit_bytes = default_host_memory_limit_bytes()
         if host_memory_limit_bytes < 0:
@@ -78,7 +93,7 @@ class Harness:
     @property
     def pool(self) -> WarmPool:
         if self._pool is None:
-            self._pool = WarmPool(self.backend, self.host_memory, self.pool_size)
+            self._pool = WarmPool(self.backend, self.host_memory, self.pool_size, clock=self.clock)
         return self._pool
 
     def __enter__(self) -> Harness:
@@ -137,6 +152,7 @@ class Harness:
             time_budget_s=self.time_budget_s,
             max_cases=self.max_cases,
             flush=self.flush,
+            clock=self.clock,
             hidden_cases=tuple(hidden.HiddenCase(case) for case in hidden_cases or ()),
             gate=self.gate,
         )

@@ -219,7 +219,9 @@ def child_environment(backend: Backend, workdir: str) -> dict[str, str]:
 class Child:
     """One started candidate process and the parent's end of its channel."""
 
-    def __init__(self, backend: Backend, host_memory: HostMemoryLimit, *, drop_privileges: bool = True) -> None:
+    def __init__(
+        self, backend: Backend, host_memory: HostMemoryLimit, *, drop_privileges: bool = True, clock: str = "events"
+    ) -> None:
         self.backend = backend
         self.host_memory = host_memory
         self.workdir = tempfile.mkdtemp(prefix="kgb-cand-")
@@ -245,6 +247,7 @@ class Child:
                 str(child_sock.fileno()),
                 backend_ref(backend),
                 "drop" if drop else "keep",
+                clock,
             ],
             cwd=self.workdir,
             env=env,
@@ -359,9 +362,10 @@ class WarmPool:
     """Keeps `size` children started (torch and triton imported, device initialised). `acquire`
     hands one out and starts its replacement at once; a child is never given out twice."""
 
-    def __init__(self, backend: Backend, host_memory: HostMemoryLimit, size: int = 1) -> None:
+    def __init__(self, backend: Backend, host_memory: HostMemoryLimit, size: int = 1, *, clock: str = "events") -> None:
         self.backend = backend
         self.host_memory = host_memory
+        self.clock = clock  # "kernel": children start the device's activity trace once while warming
         self.size = max(1, size)
         self.lock = threading.Lock()
         self.idle: list[Child] = []
@@ -372,13 +376,15 @@ class WarmPool:
     def refill(self) -> None:
         with self.lock:
             while not self.closed and len(self.idle) < self.size:
-                self.idle.append(Child(self.backend, self.host_memory, drop_privileges=self.drop_privileges))
+                self.idle.append(
+                    Child(self.backend, self.host_memory, drop_privileges=self.drop_privileges, clock=self.clock)
+                )
 
     def acquire(self) -> Child:
         with self.lock:
             child = self.idle.pop(0) if self.idle else None
         if child is None:
-            child = Child(self.backend, self.host_memory, drop_privileges=self.drop_privileges)
+            child = Child(self.backend, self.host_memory, drop_privileges=self.drop_privileges, clock=self.clock)
         self.refill()
         try:
             child.wait_ready()

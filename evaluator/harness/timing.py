@@ -8,6 +8,10 @@ Protocol (the same function times the candidate in its process and the baseline 
   and a buffer of at least twice the L2 is written by a harness-owned Triton kernel, then the GPU
   spins a little so the host has enqueued the call before the start event fires (no host launch
   latency inside the interval); start event, call, end event, then a device-wide synchronize;
+- method "kernel_clock" (the events protocol with `clock="kernel"`): the same calls, but each one's
+  time comes from the device's own timestamps of the work it ran (kernel_clock.py), between marker
+  kernels launched before and after it, not from the events around it; calls are traced in
+  batches and the stop rule below is checked between batches;
 - method "<device>_graph" (tiny kernels): one call per input set captured back to back in a graph,
   enough sets that together they are at least twice the L2 (each set is cold when its turn comes),
   replayed after a short spin (as above: the host's submission stays outside the interval); a
@@ -31,7 +35,8 @@ import torch
 import triton
 import triton.language as tl
 
-from evaluator.harness.backends import FLUSH_MODES
+from evaluator.harness.backends import CLOCKS, FLUSH_MODES
+from evaluator.harness.kernel_clock import spans_between_markers
 
 MIN_SAMPLES = 15
 MAX_SAMPLES = 2000
@@ -44,6 +49,9 @@ GRAPH_SPIN_US = 200.0  # covers recording two events and submitting one graph
 GRAPH_MAX_CALLS = 256
 KEPT_EVENT_OUTPUTS = 4
 VERIFIED_TIMED_OUTPUTS = 8  # of a graph replay's outputs, checked against references on the trusted side
+KERNEL_CLOCK_METHOD = "kernel_clock"
+KERNEL_CLOCK_BATCH = 32  # calls per trace
+MARKER_SPIN_US = 1.0  # the closing marker after each call under the kernel clock
 PHYSICS_MARGIN = 0.85  # faster than 85% of the floor is impossible (peaks are measured, not datasheet)
 
 
@@ -154,11 +162,17 @@ def measure(
     method: str | None = None,
     own_kernels: bool = True,
     flush: str = "write",
+    clock: str = "events",
 ) -> dict[str, Any]:
     """Time `call(i)` (i = input set). Callers hold any dispatcher registration around the whole
     measurement: everything the harness does between calls (flush, restore, events) launches its
     own Triton kernels or calls the device runtime, never an aten op a candidate could intercept.
+    `clock` times the calls that are not graph-replayed (events, or the kernel clock); `method`,
+    when given, is the method to use (the baseline takes the candidate's).
     Returns samples, method, warm-up seconds and the outputs kept for verification."""
+    if clock not in CLOCKS:
+        raise ValueError(f"clock must be one of {CLOCKS}, not {clock!r}")
+    per_call_method = KERNEL_CLOCK_METHOD if clock == "kernel" else "events"
     flusher = Flusher(backend, device, l2_bytes, own_kernels=own_kernels, mode=flush)
     chooser = random.SystemRandom()
     started = time.perf_counter()
@@ -186,7 +200,7 @@ def measure(
             method = (
                 backend.graph_method
                 if min(warm_us[1:] or warm_us) < GRAPH_BELOW_US and backend.graph() is not None
-                else "events"
+                else per_call_method
             )
         if method == backend.graph_method:
             try:
@@ -199,9 +213,9 @@ def measure(
                     warm_s=warm_s,
                     own_kernels=own_kernels,
                 )
-            except Exception as exc:  # not capturable (host sync, side streams): time with events instead
+            except Exception as exc:  # not capturable (host sync, side streams): time call by call instead
                 backend.synchronize()
-                fallback = f"graph capture failed ({type(exc).__name__}); timed with events"
+                fallback = f"graph capture failed ({type(exc).__name__}); timed call by call"
                 result = _measure_events(
                     call,
                     n_sets,
@@ -212,8 +226,9 @@ def measure(
                     chooser=chooser,
                     warm_s=warm_s,
                     spin_us=spin_us,
+                    kernel_clock=per_call_method == KERNEL_CLOCK_METHOD,
                 )
-                result["note"] = fallback
+                result["note"] = "; ".join(filter(None, [fallback, result.get("note", "")]))
                 return result
         return _measure_events(
             call,
@@ -225,6 +240,7 @@ def measure(
             chooser=chooser,
             warm_s=warm_s,
             spin_us=spin_us,
+            kernel_clock=method == KERNEL_CLOCK_METHOD,
         )
 
 
@@ -239,8 +255,14 @@ def _measure_events(
     chooser: random.SystemRandom,
     warm_s: float,
     spin_us: float,
+    kernel_clock: bool = False,
 ) -> dict[str, Any]:
-    samples: list[float] = []
+    """One call per sample between events; with `kernel_clock`, the calls also run under the
+    device's activity trace, a marker before and after each, and a sample is the call's own span
+    (events stay recorded: if the trace cannot be had or attributed, they are the samples)."""
+    event_samples: list[float] = []
+    kernel_samples: list[float] = []
+    note = ""
     kept: dict[int, tuple[int, Any]] = {}
     # kept outputs come from distinct input sets where possible: a solution that replays an old
     # output is then caught whenever two sets differ, not only when the draw happens to miss its set
@@ -250,33 +272,66 @@ def _measure_events(
     kept_sets = chooser.sample(sorted(calls_by_set), min(len(calls_by_set), KEPT_EVENT_OUTPUTS))
     keep_at = {chooser.choice(calls_by_set[which]) for which in kept_sets}
     deadline = time.perf_counter() + budget_s
+    tracing = kernel_clock
+    marker = getattr(backend, "kernel_clock_marker", "")
     i = 0
     while True:
-        which = i % n_sets
-        restore(restore_pairs[which], own_kernels=flusher.own_kernels)
-        flusher.flush()
-        backend.spin(spin_us)
-        start, end = backend.event(), backend.event()
-        start.record()
-        out = call(which)
-        end.record()
-        backend.synchronize()
-        samples.append(start.elapsed_time(end) * 1000.0)
-        if i in keep_at:
-            kept[i] = (which, out)
-        del out
-        i += 1
+        trace = None
+        if tracing:
+            try:
+                trace = backend.kernel_trace() if marker else None
+                if trace is None:
+                    raise RuntimeError(f"{backend.device_type} keeps no activity records")
+                trace.__enter__()
+            except Exception as exc:
+                tracing, trace = False, None
+                note = f"kernel clock unavailable ({type(exc).__name__}: {exc}); timed with events"[:200]
+        first_in_batch = len(event_samples)
+        try:
+            for _ in range(KERNEL_CLOCK_BATCH if trace is not None else 1):
+                which = i % n_sets
+                restore(restore_pairs[which], own_kernels=flusher.own_kernels)
+                flusher.flush()
+                backend.spin(spin_us)  # under the kernel clock also the opening marker
+                start, end = backend.event(), backend.event()
+                start.record()
+                out = call(which)
+                end.record()
+                if trace is not None:
+                    backend.spin(MARKER_SPIN_US)
+                backend.synchronize()
+                event_samples.append(start.elapsed_time(end) * 1000.0)
+                if i in keep_at:
+                    kept[i] = (which, out)
+                del out
+                i += 1
+                if len(event_samples) >= MAX_SAMPLES:
+                    break
+        finally:
+            if trace is not None:
+                trace.__exit__(None, None, None)
+        if trace is not None:
+            spans = spans_between_markers(
+                trace.activities(), lambda name: marker in name, len(event_samples) - first_in_batch
+            )
+            if spans is None:
+                tracing = False
+                note = "kernel clock: the trace did not hold two markers per call; timed with events"
+            else:
+                kernel_samples.extend(spans)
+        samples = kernel_samples if tracing else event_samples
         if len(samples) >= MAX_SAMPLES or (
             len(samples) >= MIN_SAMPLES and (time.perf_counter() > deadline or _rel_ci(samples) < TARGET_REL_CI)
         ):
             break
     return {
-        "method": "events",
-        "samples_us": samples,
+        "method": KERNEL_CLOCK_METHOD if tracing else "events",
+        "samples_us": kernel_samples if tracing else event_samples,
         "kept": kept,
         "warm_s": warm_s,
         "calls_per_sample": 1,
         "spin_us": spin_us,
+        "note": note,
     }
 
 
@@ -378,6 +433,7 @@ def run_in_child(
                 restore_pairs=pairs,
                 budget_s=float(msg["budget_s"]),
                 flush=str(msg.get("flush", "write")),
+                clock=str(msg.get("clock", "events")),
             )
         backend.synchronize()
         kept = {
@@ -460,6 +516,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
                 "l2_bytes": l2,
                 "budget_s": budget,
                 "flush": attempt.flush,
+                "clock": attempt.clock,
                 "outputs_by_ipc": attempt.outputs_by_ipc,
             }
         )
@@ -475,6 +532,11 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
             or not samples
             or not all(type(x) is float and math.isfinite(x) and x >= 0 for x in samples)
         ):
+            return attempt.finish("runtime_error", "the candidate process returned malformed timing")
+        methods_allowed = {"events", backend.graph_method} | (
+            {KERNEL_CLOCK_METHOD} if attempt.clock == "kernel" else set()
+        )
+        if reply.get("method") not in methods_allowed:
             return attempt.finish("runtime_error", "the candidate process returned malformed timing")
         kept = reply.get("kept")
         if type(kept) is not dict or not kept:
@@ -514,7 +576,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
         cand = summarize(samples)
         method = str(reply.get("method"))
         warm_s = reply.get("warm_s")
-        attempt.profile["timed_s"] += sum(samples) / 1e6 * (n_sets if method != "events" else 1) + (
+        attempt.profile["timed_s"] += sum(samples) / 1e6 * (n_sets if method == backend.graph_method else 1) + (
             warm_s if type(warm_s) is float and 0 <= warm_s < 1e6 else 0.0
         )
 
@@ -536,6 +598,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
             method=method,
             own_kernels=False,
             flush=attempt.flush,
+            clock=attempt.clock,
         )
         attempt.lap("timing_baseline_s", mark)
         base_stats = summarize(base["samples_us"])

@@ -8,6 +8,9 @@ import time
 
 from evaluator.harness.backends import Peaks
 from evaluator.harness.backends.cpu import CpuBackend
+from evaluator.harness.kernel_clock import Activity
+
+FAKE_MARKER = "fake::spin_kernel(long)"
 
 
 class FakeEvent:
@@ -21,10 +24,40 @@ class FakeEvent:
         return (other.at - self.at) * 1000.0
 
 
+class FakeTrace:
+    """Host-clock stand-in for a device's activity records: each spin() while the trace is open
+    is a marker, and the time between an opening and a closing marker one activity."""
+
+    def __init__(self, backend: FakeTimedBackend) -> None:
+        self.backend = backend
+        self.marks: list[float] = []
+
+    def __enter__(self) -> FakeTrace:
+        self.backend.trace = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.backend.trace = None
+
+    def activities(self) -> list[Activity]:
+        found = [Activity(FAKE_MARKER, t, t) for t in self.marks]
+        found += [Activity("work", a, b) for a, b in zip(self.marks[0::2], self.marks[1::2], strict=False)]
+        return found
+
+
 class FakeTimedBackend(CpuBackend):
     supports_timing = True
     flush_min_bytes = 0
     allowed_torch_api = ("torch.fake.synchronize",)
+    kernel_clock_marker = "::spin_kernel("
+    trace: FakeTrace | None = None
+
+    def kernel_trace(self) -> FakeTrace:
+        return FakeTrace(self)
+
+    def spin(self, microseconds: float) -> None:
+        if self.trace is not None:
+            self.trace.marks.append(time.perf_counter() * 1e6)
 
     def device_name(self) -> str:
         return "Fake Timed Device"
@@ -37,6 +70,16 @@ class FakeTimedBackend(CpuBackend):
 
     def default_peaks(self) -> Peaks:
         return Peaks(1e15, {"default": 1e18}, 4 << 10)
+
+
+class FakeLostMarkerBackend(FakeTimedBackend):
+    """A trace that loses one marker in every batch: nothing can be attributed."""
+
+    def kernel_trace(self) -> FakeTrace:
+        trace = FakeTrace(self)
+        original = trace.activities
+        trace.activities = lambda: original()[1:]  # type: ignore[method-assign]
+        return trace
 
 
 class FakeImpossibleBackend(FakeTimedBackend):

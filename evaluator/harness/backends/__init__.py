@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 FLUSH_MODES = ("write", "read")  # how timing.Flusher empties L2 before each timed call
+CLOCKS = ("events", "kernel")  # what times a call of ~20 µs and more (timing.py, kernel_clock.py)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +105,16 @@ class Backend:
 
     def reset_persisting_l2(self) -> None:
         """Drop lines pinned by an access-policy window, so a kernel cannot survive the flush."""
+
+    # part of the name of spin()'s kernel in kernel_trace()'s records, which no Triton kernel can
+    # carry: the kernel clock's markers around each timed call
+    kernel_clock_marker: str = ""
+
+    def kernel_trace(self) -> Any | None:
+        """A context manager recording the device's own timestamps of the work it runs, with
+        `.activities()` (kernel_clock.KinetoTrace), or None where the device keeps no such record;
+        the kernel clock then falls back to events."""
+        return None
 
 
 _REGISTRY: dict[str, Callable[[], Backend]] = {}

@@ -141,6 +141,13 @@ class CudaBackend(Backend):
         props = torch.cuda.get_device_properties(torch.cuda.current_device())
         return int(getattr(props, "clock_rate", 0) or 1_980_000)
 
+    kernel_clock_marker = "::spin_kernel("  # at::cuda::(anonymous namespace)::spin_kernel(long)
+
+    def kernel_trace(self):
+        from evaluator.harness.kernel_clock import KinetoTrace
+
+        return KinetoTrace()
+
     def reset_persisting_l2(self) -> None:
         lib = _cudart()
         if lib is not None:

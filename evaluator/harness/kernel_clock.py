@@ -3,12 +3,16 @@ work it ran (the activity records CUPTI keeps, read through torch.profiler), ins
 CUDA events around it. Events add the time between an event and the kernel it brackets (~1.5 µs
 on an H200); Nsight Compute's `gpu__time_duration` leaves most of that out, so the clock is what
 to compare with ncu, and speedups of short kernels are not pulled towards 1 by a constant.
-DeepGEMM's `bench_kineto` and TileLang's CUPTI backend time kernels the same way.
+DeepGEMM's `bench_kineto` and TileLang's CUPTI backend read the same records.
 
 Each timed call sits between two marker kernels the harness launches (the device backend's
-`spin`, whose kernel no Triton function can be named like); a call's time is from the start of
-the first activity after its opening marker to the end of the last one before its closing
-marker: kernels, copies and memsets, on any stream. `timing._measure_events` records the markers.
+`spin`, whose kernel no Triton function can be named like). The opening marker is the spin that
+keeps the device busy while the host enqueues the call, so when it ends the call's work is
+already queued: a call's time runs from the end of its opening marker (or the start of its first
+activity, if that came earlier on another stream) to the end of the last activity before its
+closing marker, of kernels, copies and memsets on any stream. That counts each launch's time on
+the device, as Nsight Compute's duration does, and no host time. `timing._measure_events` lays
+the markers.
 """
 
 from __future__ import annotations
@@ -26,10 +30,10 @@ class Activity(NamedTuple):
 def spans_between_markers(
     activities: list[Activity], is_marker: Callable[[str], bool], expected: int
 ) -> list[float] | None:
-    """Per call, µs from the first activity's start to the last one's end between its opening and
-    closing marker (0.0 when it ran nothing on the device). `activities` in order of start. None
-    when there are not exactly two markers per call (records lost, or a marker the harness did
-    not launch): then nothing can be attributed and the caller keeps its event times."""
+    """Per call, µs from the end of its opening marker (or an earlier start of one of its
+    activities) to the last activity's end before its closing marker; 0.0 when it ran nothing on
+    the device. None when there are not exactly two markers per call (records lost, or a marker
+    the harness did not launch): then nothing can be attributed, and the caller times with events."""
     ordered = sorted(activities, key=lambda a: a.start_us)
     markers = [i for i, activity in enumerate(ordered) if is_marker(activity.name)]
     if len(markers) != 2 * expected:
@@ -41,7 +45,8 @@ def spans_between_markers(
         if not inside:
             spans.append(0.0)
             continue
-        spans.append(max(a.end_us for a in inside) - min(a.start_us for a in inside))
+        began = min(ordered[opening].end_us, min(a.start_us for a in inside))
+        spans.append(max(a.end_us for a in inside) - began)
     return spans
 
 

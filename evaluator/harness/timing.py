@@ -9,9 +9,9 @@ Protocol (the same function times the candidate in its process and the baseline 
   spins a little so the host has enqueued the call before the start event fires (no host launch
   latency inside the interval); start event, call, end event, then a device-wide synchronize;
 - method "kernel_clock" (the events protocol with `clock="kernel"`): the same calls, but each one's
-  time comes from the device's own timestamps of the work it ran (kernel_clock.py), between marker
-  kernels launched before and after it, not from the events around it; calls are traced in
-  batches and the stop rule below is checked between batches;
+  time comes from the device's own timestamps (kernel_clock.py): from the end of the spin, which
+  opens the call as its marker, to the end of the call's last kernel, copy or memset before a
+  closing marker; no events. Calls are traced in batches; the stop rule below is checked between;
 - method "<device>_graph" (tiny kernels): one call per input set captured back to back in a graph,
   enough sets that together they are at least twice the L2 (each set is cold when its turn comes),
   replayed after a short spin (as above: the host's submission stays outside the interval); a
@@ -257,11 +257,11 @@ def _measure_events(
     spin_us: float,
     kernel_clock: bool = False,
 ) -> dict[str, Any]:
-    """One call per sample between events; with `kernel_clock`, the calls also run under the
-    device's activity trace, a marker before and after each, and a sample is the call's own span
-    (events stay recorded: if the trace cannot be had or attributed, they are the samples)."""
-    event_samples: list[float] = []
-    kernel_samples: list[float] = []
+    """One call per sample between events; with `kernel_clock`, batches of calls under the
+    device's activity trace instead, a marker before and after each call (no events: their
+    records would sit between the marker and the call). If the trace cannot be had or attributed,
+    the samples taken so far are dropped and the rest is timed with events, with a note."""
+    samples: list[float] = []
     note = ""
     kept: dict[int, tuple[int, Any]] = {}
     # kept outputs come from distinct input sets where possible: a solution that replays an old
@@ -284,49 +284,47 @@ def _measure_events(
                     raise RuntimeError(f"{backend.device_type} keeps no activity records")
                 trace.__enter__()
             except Exception as exc:
-                tracing, trace = False, None
+                tracing, trace, samples = False, None, []
                 note = f"kernel clock unavailable ({type(exc).__name__}: {exc}); timed with events"[:200]
-        first_in_batch = len(event_samples)
+        calls = min(KERNEL_CLOCK_BATCH, MAX_SAMPLES - len(samples)) if trace is not None else 1
         try:
-            for _ in range(KERNEL_CLOCK_BATCH if trace is not None else 1):
+            for _ in range(calls):
                 which = i % n_sets
                 restore(restore_pairs[which], own_kernels=flusher.own_kernels)
                 flusher.flush()
                 backend.spin(spin_us)  # under the kernel clock also the opening marker
-                start, end = backend.event(), backend.event()
-                start.record()
-                out = call(which)
-                end.record()
-                if trace is not None:
-                    backend.spin(MARKER_SPIN_US)
+                if trace is None:
+                    start, end = backend.event(), backend.event()
+                    start.record()
+                    out = call(which)
+                    end.record()
+                else:
+                    out = call(which)
+                    backend.spin(MARKER_SPIN_US)  # the closing marker
                 backend.synchronize()
-                event_samples.append(start.elapsed_time(end) * 1000.0)
+                if trace is None:
+                    samples.append(start.elapsed_time(end) * 1000.0)
                 if i in keep_at:
                     kept[i] = (which, out)
                 del out
                 i += 1
-                if len(event_samples) >= MAX_SAMPLES:
-                    break
         finally:
             if trace is not None:
                 trace.__exit__(None, None, None)
         if trace is not None:
-            spans = spans_between_markers(
-                trace.activities(), lambda name: marker in name, len(event_samples) - first_in_batch
-            )
+            spans = spans_between_markers(trace.activities(), lambda name: marker in name, calls)
             if spans is None:
-                tracing = False
+                tracing, samples = False, []
                 note = "kernel clock: the trace did not hold two markers per call; timed with events"
             else:
-                kernel_samples.extend(spans)
-        samples = kernel_samples if tracing else event_samples
+                samples.extend(spans)
         if len(samples) >= MAX_SAMPLES or (
             len(samples) >= MIN_SAMPLES and (time.perf_counter() > deadline or _rel_ci(samples) < TARGET_REL_CI)
         ):
             break
     return {
         "method": KERNEL_CLOCK_METHOD if tracing else "events",
-        "samples_us": kernel_samples if tracing else event_samples,
+        "samples_us": samples,
         "kept": kept,
         "warm_s": warm_s,
         "calls_per_sample": 1,

@@ -298,18 +298,21 @@ def _measure_events(
                     start.record()
                     out = call(which)
                     end.record()
+                    backend.synchronize()
+                    samples.append(start.elapsed_time(end) * 1000.0)
                 else:
                     out = call(which)
-                    backend.spin(MARKER_SPIN_US)  # the closing marker
-                backend.synchronize()
-                if trace is None:
-                    samples.append(start.elapsed_time(end) * 1000.0)
+                    # the closing marker after a device-wide synchronize, so whatever the call
+                    # enqueued on any stream started before it
+                    backend.synchronize()
+                    backend.spin(MARKER_SPIN_US)
                 if i in keep_at:
                     kept[i] = (which, out)
                 del out
                 i += 1
         finally:
             if trace is not None:
+                backend.synchronize()
                 trace.__exit__(None, None, None)
         if trace is not None:
             spans = spans_between_markers(trace.activities(), lambda name: marker in name, calls)

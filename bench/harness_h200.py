@@ -66,7 +66,10 @@ def run(cmd: list[str], log: Path, timeout: int) -> tuple[int, str]:
     return code, out
 
 
-def hostile_via_api(out_dir: Path) -> list[dict]:
+HOSTILE_PASSES = {"static": (True, "events"), "runtime": (False, "events"), "kernel": (True, "kernel")}
+
+
+def hostile_via_api(out_dir: Path, passes: list[str]) -> list[dict]:
     """Every hostile file through the Python API (one warm pool) on the benchmark's add spec (plain
     same-shape tensors, so an exploit fails for its trick and not for a missing broadcast); the
     timing-only exploits on the perf tier; with and without the static layer."""
@@ -75,7 +78,7 @@ def hostile_via_api(out_dir: Path) -> list[dict]:
 
     rows = []
     # the last pass: the files whose exploit targets the timed calls, under the kernel clock
-    for static, clock in ((True, "events"), (False, "events"), (True, "kernel")):
+    for static, clock in (HOSTILE_PASSES[name] for name in passes):
         with Harness(pool_size=2, static_policy=static, clock=clock) as harness:
             names = ADVERSARIAL + CUDA_ONLY if static else RUNTIME_ONLY
             for name in TIMED_EXPLOITS if clock == "kernel" else names:
@@ -108,6 +111,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
     parser.add_argument("--skip", default="")
+    parser.add_argument(
+        "--hostile-passes",
+        default="static,runtime,kernel",
+        help="static layer on / off (events), and the timed exploits under the kernel clock",
+    )
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -201,7 +209,7 @@ def main() -> None:
         print(f"== {name} rc={code}\n{stdout[-3000:]}", flush=True)
     if "hostile" not in skip:
         try:
-            hostile_via_api(out)
+            hostile_via_api(out, [name for name in args.hostile_passes.split(",") if name in HOSTILE_PASSES])
         except Exception as exc:
             print("hostile step failed:", repr(exc), flush=True)
 

@@ -2,9 +2,9 @@
 
     python -m evaluator check --operator ID --solution FILE [--device D] [--tier T] [--seed N]
                               [--secret-seed] [--timeout S] [--chip SLUG] [--peaks FILE] [--json]
-                              [--host-memory-gib G]
+                              [--host-memory-gib G] [--flush write|read] [--clock events|kernel]
     python -m evaluator bundle run JOBS.json --out RESULTS.json [--device D] [--workers N]
-                                   [--host-memory-gib G]
+                                   [--host-memory-gib G] [--flush write|read] [--clock events|kernel]
 
 `check` prints one JSON result on stdout and exits 0 whenever a verdict was reached; 2 for bad
 usage, 1 when the harness itself failed (the message is on stderr).
@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 
 TIERS = ("smoke", "full", "edge", "perf")
+FLUSH_HELP = "how L2 is emptied before each timed call: write (default, do_bench's way) or read (clean, as ncu)"
+CLOCK_HELP = "what times calls of ~20 us and more: events (default) or kernel (the device's own timestamps, as ncu)"
 HOST_MEMORY_HELP = "host memory limit per candidate process in GiB (default: min(16, half the RAM); 0: none)"
 
 
@@ -34,7 +36,7 @@ def _host_memory_bytes(gib: float | None) -> int | None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from evaluator.harness.backends import known_device_types
+    from evaluator.harness.backends import CLOCKS, FLUSH_MODES, known_device_types
 
     devices = known_device_types()
     parser = argparse.ArgumentParser(prog="python -m evaluator", description="KernelGenBench evaluator harness")
@@ -52,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
     check.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
     check.add_argument("--host-memory-gib", type=_gib, help=HOST_MEMORY_HELP)
+    check.add_argument("--flush", choices=FLUSH_MODES, default="write", help=FLUSH_HELP)
+    check.add_argument("--clock", choices=CLOCKS, default="events", help=CLOCK_HELP)
     check.add_argument("--json", action="store_true", help="accepted for compatibility: output is always JSON")
     check.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
 
@@ -72,6 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
     run.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
     run.add_argument("--host-memory-gib", type=_gib, help=HOST_MEMORY_HELP)
+    run.add_argument("--flush", choices=FLUSH_MODES, default="write", help=FLUSH_HELP)
+    run.add_argument("--clock", choices=CLOCKS, default="events", help=CLOCK_HELP)
     run.add_argument(
         "--no-timing",
         action="store_true",
@@ -98,6 +104,8 @@ def _check(args: argparse.Namespace) -> int:
             max_cases=args.max_cases,
             time_budget_s=args.time_budget,
             host_memory_limit_bytes=_host_memory_bytes(args.host_memory_gib),
+            flush=args.flush,
+            clock=args.clock,
         ) as harness:
             result = harness.evaluate(
                 args.operator,
@@ -150,6 +158,8 @@ def _bundle_run(args: argparse.Namespace) -> int:
             timing=not args.no_timing,
             host_memory_limit_bytes=_host_memory_bytes(args.host_memory_gib),
             checkpoint=write,
+            flush=args.flush,
+            clock=args.clock,
         )
     except BundleError as exc:
         print(f"error: {exc}", file=sys.stderr)

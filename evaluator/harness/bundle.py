@@ -75,6 +75,8 @@ def run_bundle(
     timing: bool = True,
     host_memory_limit_bytes: int | None = None,
     checkpoint: Callable[[dict[str, Any]], None] | None = None,
+    flush: str = "write",
+    clock: str = "events",
 ) -> dict[str, Any]:
     """The signed results document of a job bundle. `checkpoint`, when given, receives a complete
     (signed) document of the jobs finished so far after each one, so a run cut off by a time limit
@@ -95,6 +97,8 @@ def run_bundle(
         max_cases=max_cases,
         time_tiers=TIMED_TIERS if timing else (),
         host_memory_limit_bytes=host_memory_limit_bytes,
+        flush=flush,
+        clock=clock,
     ) as harness:
         environment = dict(harness.environment)
         finished: dict[int, dict[str, Any]] = {}  # by job number, filled as workers finish

@@ -104,3 +104,12 @@ def test_unknown_clock_is_refused():
         Harness(device="cpu", clock="ncu")
     with pytest.raises(ValueError, match="clock must be one of"):
         measure(lambda i: None, 1, backend=None, device="cpu", l2_bytes=0, restore_pairs=[[]], budget_s=0.1, clock="x")
+
+
+def test_bundle_records_the_protocol_it_ran(fake_devices):
+    from evaluator.harness.bundle import run_bundle
+
+    job = {"job_id": "j1", "operator": "aten::add", "tier": "nope", "solution": {"source": "x = 1\n"}}
+    out = run_bundle({"schema": "kgb.jobs/1", "jobs": [job]}, device="fake", flush="read", clock="kernel")
+    assert (out["environment"]["l2_flush"], out["environment"]["timing_clock"]) == ("read", "kernel")
+    assert out["results"][0]["result"]["environment"]["timing_clock"] == "kernel"

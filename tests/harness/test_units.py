@@ -192,6 +192,10 @@ def test_cli_usage_errors_exit_2(tmp_path):
     assert cli("check", "--operator", "aten::add", "--solution", str(tmp_path / "none.py")).returncode == 2
     missing = cli("check", "--operator", "aten::no_such_op", "--solution", str(SOLUTIONS / "aten__add.py"))
     assert missing.returncode == 2 and "unknown operator" in missing.stderr
+    add = str(SOLUTIONS / "aten__add.py")
+    assert cli("check", "--operator", "aten::add", "--solution", add, "--clock", "ncu").returncode == 2
+    assert cli("check", "--operator", "aten::add", "--solution", add, "--flush", "none").returncode == 2
+    assert cli("bundle", "run", "jobs.json", "--out", "r.json", "--clock", "cupti").returncode == 2
 
 
 def test_cli_prints_one_json_verdict_and_exits_0():
@@ -207,6 +211,10 @@ def test_cli_prints_one_json_verdict_and_exits_0():
             "tests/harness/adversarial/return_input.py",
             "--device",
             "cpu",
+            "--flush",
+            "read",
+            "--clock",
+            "kernel",
             "--json",
         ],
         capture_output=True,
@@ -218,6 +226,8 @@ def test_cli_prints_one_json_verdict_and_exits_0():
     result = json.loads(proc.stdout)  # exactly one JSON document on stdout
     assert result["schema"] == "kgb.result/1" and result["operator"] == "aten::add"
     assert result["tier"] == "smoke" and result["verdict"] == "incorrect"
+    # the timing protocol asked for is recorded (cpu never times, so nothing else changes)
+    assert (result["environment"]["l2_flush"], result["environment"]["timing_clock"]) == ("read", "kernel")
 
 
 def test_spec_locator_skips_a_script_that_imported_the_specs(monkeypatch):

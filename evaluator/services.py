@@ -396,6 +396,12 @@ def _claim_job(runner: Runner, job_id) -> ClaimedJob | ServiceError:
     return ClaimedJob(job=job, payload=job_payload(job))
 
 
+def timing_protocol(environment: dict) -> str:
+    """FLUSH:CLOCK a result was timed under; results from before the harness recorded it used the
+    only protocol it had then, write:events."""
+    return f"{environment.get('l2_flush') or 'write'}:{environment.get('timing_clock') or 'events'}"
+
+
 def _evaluation_fields(job: EvaluationJob, result: dict) -> dict:
     cases = result.get("cases") or []
     passed = sum(1 for case in cases if case.get("passed") is True or case.get("ok") is True)
@@ -404,11 +410,11 @@ def _evaluation_fields(job: EvaluationJob, result: dict) -> dict:
     timing = result.get("timing")
     speedup = None
     sol_pct = None
-    if job.chip.timing_meaningful:
+    environment = result.get("environment") or {}
+    if job.chip.timing_meaningful and timing_protocol(environment) == settings.KGB_RANKED_TIMING_PROTOCOL:
         if isinstance(timing, dict) and isinstance(timing.get("speedup"), int | float) and timing["speedup"] > 0:
             speedup = float(timing["speedup"])
         sol_pct = result.get("sol_pct")
-    environment = result.get("environment") or {}
     return {
         "attempt": job.attempt,
         "chip": job.chip,

@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from evaluator.harness.backends import CLOCKS, FLUSH_MODES
 from kgsite.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -225,6 +226,16 @@ KGB_RUNNER_HEARTBEAT_S = env_int("KGB_RUNNER_HEARTBEAT_S", 30, minimum=1)
 KGB_MAX_JOB_DELIVERIES = env_int("KGB_MAX_JOB_DELIVERIES", 3, minimum=1)
 # the broker URL handed to runners (their own credentials, e.g. per-chip); default: the site's
 KGB_RUNNER_BROKER_URL = env_str("KGB_RUNNER_BROKER_URL", "")
+
+# the timing protocol whose speedups are recorded and ranked, FLUSH:CLOCK (evaluator/harness: flush
+# "write"/"read", clock "events"/"kernel"); a result timed under another protocol keeps its verdict
+# but no speedup. Default: do_bench's protocol, which upstream KernelGenBench's speedups use.
+KGB_RANKED_TIMING_PROTOCOL = env_str("KGB_RANKED_TIMING_PROTOCOL", "write:events")
+_flush, _, _clock = KGB_RANKED_TIMING_PROTOCOL.partition(":")
+if _flush not in FLUSH_MODES or _clock not in CLOCKS:
+    raise ImproperlyConfigured(
+        f"KGB_RANKED_TIMING_PROTOCOL must be FLUSH:CLOCK with FLUSH in {FLUSH_MODES} and CLOCK in {CLOCKS}"
+    )
 
 # held-out runs: the operator's private JSON of hidden full-tier cases per operator (evaluator/hidden_cases.py);
 # blank = no hidden cases. `manage.py check_hidden_cases` validates it.

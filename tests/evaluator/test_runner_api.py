@@ -211,6 +211,24 @@ def test_timing_is_not_recorded_on_a_chip_where_it_means_nothing(cpu_chip, staff
     assert evaluation.speedup is None and evaluation.sol_pct is None
 
 
+def test_timing_under_another_protocol_keeps_its_verdict_but_is_not_ranked(token, job):
+    # kernel-clock speedups are not comparable with the ranked (do_bench) protocol's
+    environment = {"harness_version": "0.1", "l2_flush": "read", "timing_clock": "kernel"}
+    claim(token, job)
+    assert post_result(token, job, good_result(job.attempt.operator_id, environment=environment)).status_code == 201
+    evaluation = Evaluation.objects.get(job=job)
+    assert evaluation.verdict == "correct" and evaluation.environment["timing_clock"] == "kernel"
+    assert evaluation.speedup is None and evaluation.sol_pct is None
+
+
+def test_the_ranked_timing_protocol_is_a_setting(token, job, settings):
+    settings.KGB_RANKED_TIMING_PROTOCOL = "read:kernel"
+    environment = {"harness_version": "0.1", "l2_flush": "read", "timing_clock": "kernel"}
+    claim(token, job)
+    post_result(token, job, good_result(job.attempt.operator_id, environment=environment))
+    assert Evaluation.objects.get(job=job).speedup == 1.7
+
+
 @pytest.mark.parametrize(
     "bad",
     [

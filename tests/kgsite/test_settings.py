@@ -53,6 +53,7 @@ def test_good_production_settings_start() -> None:
         ({"CELERY_BROKER_URL": "sqs://queue"}, "CELERY_BROKER_URL='sqs://queue'"),
         ({"DB_CONN_MAX_AGE": "-1"}, "DB_CONN_MAX_AGE=-1 must be at least 0"),
         ({"KGB_MAX_REQUEST_BYTES": "lots"}, "KGB_MAX_REQUEST_BYTES='lots' is not an integer"),
+        ({"KGB_RANKED_TIMING_PROTOCOL": "write:cupti"}, "KGB_RANKED_TIMING_PROTOCOL must be FLUSH:CLOCK"),
     ],
 )
 def test_bad_settings_fail_loudly(overrides: dict, message: str) -> None:

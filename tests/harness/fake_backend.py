@@ -82,6 +82,20 @@ class FakeLostMarkerBackend(FakeTimedBackend):
         return trace
 
 
+class FakeBrokenTraceBackend(FakeTimedBackend):
+    """A trace whose records cannot be read (a profiler failure): the harness's problem, not the
+    candidate's."""
+
+    def kernel_trace(self) -> FakeTrace:
+        trace = FakeTrace(self)
+
+        def broken() -> list[Activity]:
+            raise RuntimeError("CUPTI_ERROR_UNKNOWN")
+
+        trace.activities = broken  # type: ignore[method-assign]
+        return trace
+
+
 class FakeImpossibleBackend(FakeTimedBackend):
     """Peaks so low that any measured time beats the physical floor."""
 

@@ -10,7 +10,7 @@ from evaluator.harness.evaluate import HarnessError
 from evaluator.harness.kernel_clock import Activity, spans_between_markers
 from evaluator.harness.timing import KERNEL_CLOCK_BATCH, measure
 from tests.harness.conftest import SOLUTIONS, read
-from tests.harness.fake_backend import FakeLostMarkerBackend, FakeTimedBackend
+from tests.harness.fake_backend import FakeBrokenTraceBackend, FakeLostMarkerBackend, FakeTimedBackend
 from tests.harness.specs_perf import PERF_TINY
 
 MARK = "at::cuda::(anonymous namespace)::spin_kernel(long)"
@@ -70,9 +70,11 @@ def test_triton_kernel_names_cannot_pass_for_the_marker():
 def fake_devices():
     backends.register("fake", FakeTimedBackend)
     backends.register("fake-lost", FakeLostMarkerBackend)
+    backends.register("fake-broken", FakeBrokenTraceBackend)
     yield
     backends.unregister("fake")
     backends.unregister("fake-lost")
+    backends.unregister("fake-broken")
 
 
 def test_kernel_clock_times_candidate_and_baseline(fake_devices):
@@ -89,8 +91,10 @@ def test_kernel_clock_times_candidate_and_baseline(fake_devices):
     assert case["note"] == ""
 
 
-def test_kernel_clock_falls_back_to_events_when_markers_are_lost(fake_devices):
-    with Harness(device="fake-lost", clock="kernel") as harness:
+@pytest.mark.parametrize("device", ["fake-lost", "fake-broken"])
+def test_kernel_clock_falls_back_to_events_when_the_trace_fails(fake_devices, device):
+    # records lost, or unreadable: the candidate is timed with events, never blamed
+    with Harness(device=device, clock="kernel") as harness:
         result = harness.evaluate(PERF_TINY, read(SOLUTIONS / "aten__add.py"), tier="perf", timeout_s=300)
     assert result["verdict"] == "correct", result["reason"]
     case = result["cases"][0]["timing"]

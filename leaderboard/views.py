@@ -387,6 +387,7 @@ def attempt_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "evaluations": evaluations,
             "source_html": highlight(attempt.source, PythonLexer(), formatter),
             "total_tokens": attempt.prompt_tokens + attempt.completion_tokens,
+            "ranked_protocol": settings.KGB_RANKED_TIMING_PROTOCOL,
         },
     )
 

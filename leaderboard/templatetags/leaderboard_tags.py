@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from django import template
+from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from evaluator.services import timing_protocol
 from leaderboard.metrics import held_out_label
 
 register = template.Library()
@@ -50,6 +52,16 @@ def attr(obj, name: str):
 def held_out_label_of(evaluation) -> str:
     """The held-out badge text of an Evaluation, or of a values() row of one."""
     return held_out_label(bool(attr(evaluation, "held_out")), attr(evaluation, "hidden_cases_passed") or 0)
+
+
+@register.filter
+def unranked_protocol(evaluation) -> str:
+    """The timing protocol of an Evaluation that was timed under another protocol than the ranked
+    one (its speedup is withheld), else ""."""
+    if not (evaluation.chip.timing_meaningful and evaluation.timing):
+        return ""
+    protocol = timing_protocol(evaluation.environment or {})
+    return "" if protocol == settings.KGB_RANKED_TIMING_PROTOCOL else protocol
 
 
 @register.filter

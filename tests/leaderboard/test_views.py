@@ -149,6 +149,23 @@ def test_attempt_page_highlights_source_and_shows_results(client, board):
     assert 'class="highlight"' in body and "verdict-correct" in body and "prompt" in body
 
 
+def test_attempt_page_says_when_a_timing_is_not_ranked(client, board):
+    from evaluator.models import Evaluation
+
+    attempt = board.main.attempts.get(operator=board.ops["a1"])
+    evaluation = Evaluation.objects.filter(attempt=attempt).select_related("chip").first()
+    assert evaluation.chip.timing_meaningful
+    url = reverse("attempt_detail", args=[attempt.pk])
+    evaluation.timing = {"speedup": 1.4, "method": "events"}
+    evaluation.environment = {"l2_flush": "write", "timing_clock": "events"}
+    evaluation.save()
+    assert "not ranked" not in client.get(url).content.decode()
+    evaluation.environment = {"l2_flush": "read", "timing_clock": "kernel"}
+    evaluation.save()
+    body = client.get(url).content.decode()
+    assert "Timed under the read:kernel protocol: not ranked (the leaderboard ranks write:events timings)" in body
+
+
 def test_operator_pages(client, board, monkeypatch):
     monkeypatch.setattr("leaderboard.views._spec", lambda operator_id: None)  # loading the whole catalog costs seconds
     body = client.get(reverse("operator_detail", args=["aten::add"])).content.decode()

@@ -76,8 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
     run.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
     run.add_argument("--host-memory-gib", type=_gib, help=HOST_MEMORY_HELP)
-    run.add_argument("--flush", choices=FLUSH_MODES, default="write", help=FLUSH_HELP)
-    run.add_argument("--clock", choices=CLOCKS, default="events", help=CLOCK_HELP)
+    run.add_argument("--flush", choices=FLUSH_MODES, help=FLUSH_HELP + "; default: the bundle's timing_protocol")
+    run.add_argument("--clock", choices=CLOCKS, help=CLOCK_HELP + "; default: the bundle's timing_protocol")
     run.add_argument(
         "--no-timing",
         action="store_true",

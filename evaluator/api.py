@@ -150,6 +150,8 @@ def runner_config(runner: Runner) -> dict:
         "broker_transport_options": {},
         "heartbeat_interval_s": heartbeat_interval_s(),
         "state": runner.state,
+        # FLUSH:CLOCK the runner times with: the protocol whose speedups the site ranks
+        "timing_protocol": settings.KGB_RANKED_TIMING_PROTOCOL,
     }
     if broker_url.startswith("filesystem://"):
         # the embedded broker: folders shared with the site (same machine, `make run`)

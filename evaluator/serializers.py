@@ -110,6 +110,7 @@ class ConfigOutput(serializers.Serializer):
     broker_transport_options = serializers.DictField()
     heartbeat_interval_s = serializers.IntegerField()
     state = serializers.CharField()
+    timing_protocol = serializers.CharField(help_text="FLUSH:CLOCK of the harness timing the site ranks")
 
 
 class HeartbeatOutput(serializers.Serializer):

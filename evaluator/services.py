@@ -555,7 +555,12 @@ def export_jobs(*, chip: Chip, limit: int | None = None) -> dict:
     )
     if limit is not None:
         jobs = jobs[:limit]
-    return {"schema": JOBS_SCHEMA, "chip": chip.slug, "jobs": [job_payload(job) for job in jobs]}
+    return {
+        "schema": JOBS_SCHEMA,
+        "chip": chip.slug,
+        "timing_protocol": settings.KGB_RANKED_TIMING_PROTOCOL,  # what `bundle run` times with
+        "jobs": [job_payload(job) for job in jobs],
+    }
 
 
 @dataclass

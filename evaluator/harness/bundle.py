@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from evaluator.harness import RESULT_SCHEMA, signing
+from evaluator.harness.backends import CLOCKS, FLUSH_MODES
 from evaluator.harness.evaluate import HarnessError
 from evaluator.harness.harness import TIMED_TIERS, Harness
 from evaluator.harness.result import new_result
@@ -75,8 +76,8 @@ def run_bundle(
     timing: bool = True,
     host_memory_limit_bytes: int | None = None,
     checkpoint: Callable[[dict[str, Any]], None] | None = None,
-    flush: str = "write",
-    clock: str = "events",
+    flush: str | None = None,
+    clock: str | None = None,
 ) -> dict[str, Any]:
     """The signed results document of a job bundle. `checkpoint`, when given, receives a complete
     (signed) document of the jobs finished so far after each one, so a run cut off by a time limit
@@ -88,6 +89,14 @@ def run_bundle(
         raise BundleError("the bundle has no 'jobs' list")
     say = progress or (lambda message: None)
     chip = jobs.get("chip") if isinstance(jobs.get("chip"), str) else None
+    # the timing protocol: as asked, else as the site that exported the bundle ranks, else the default
+    protocol = jobs.get("timing_protocol", "write:events")
+    bundle_flush, _, bundle_clock = protocol.partition(":") if isinstance(protocol, str) else ("", "", "")
+    if bundle_flush not in FLUSH_MODES or bundle_clock not in CLOCKS:
+        raise BundleError(
+            f"the bundle's 'timing_protocol' must be FLUSH:CLOCK with FLUSH in {FLUSH_MODES} and CLOCK in {CLOCKS}"
+        )
+    flush, clock = flush or bundle_flush, clock or bundle_clock
     with Harness(
         device=device,
         chip=chip,

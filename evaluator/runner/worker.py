@@ -66,7 +66,10 @@ def _make_harness():
         return FakeHarness()
     from evaluator.harness import Harness
 
-    return Harness(device=None, chip=SETTINGS["config"]["chip"], pool_size=1)
+    config = SETTINGS["config"]
+    # a site from before the protocol was configurable ranks the harness defaults
+    flush, _, clock = str(config.get("timing_protocol") or "write:events").partition(":")
+    return Harness(device=None, chip=config["chip"], pool_size=1, flush=flush, clock=clock)
 
 
 @signals.worker_process_init.connect

@@ -225,3 +225,15 @@ def test_one_worker_per_gpu_each_pinned_and_the_token_only_on_stdin(monkeypatch,
         assert "kgbr_" not in " ".join(worker.argv)
         assert not any("kgbr_" in value for value in worker.env.values())
         assert "TRITON_INTERPRET" not in worker.env
+
+
+def test_the_worker_times_with_the_protocol_the_site_ranks(monkeypatch):
+    from evaluator.runner import worker
+
+    monkeypatch.setitem(worker.SETTINGS, "config", {"chip": "cpu", "timing_protocol": "read:kernel"})
+    monkeypatch.setitem(worker.SETTINGS, "fake_harness", False)
+    harness = worker._make_harness()  # not entered: no candidate pool is started
+    assert (harness.flush, harness.clock) == ("read", "kernel")
+    monkeypatch.setitem(worker.SETTINGS, "config", {"chip": "cpu"})  # a site from before the setting
+    harness = worker._make_harness()
+    assert (harness.flush, harness.clock) == ("write", "events")

@@ -63,6 +63,9 @@ def test_config_gives_the_queue_and_broker_of_the_runners_chip(token, settings):
     assert body["broker_url"] == "redis://broker.example:6379/0"
     assert body["task_name"] == "kgb.evaluate"
     assert body["heartbeat_interval_s"] > 0
+    assert body["timing_protocol"] == "write:events"  # runners time with what the site ranks
+    settings.KGB_RANKED_TIMING_PROTOCOL = "read:kernel"
+    assert api(token).get("/api/runner/config").json()["timing_protocol"] == "read:kernel"
 
 
 def test_disabled_and_rotated_tokens_are_refused(runner, token, staff, job):

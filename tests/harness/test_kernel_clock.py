@@ -117,3 +117,17 @@ def test_bundle_records_the_protocol_it_ran(fake_devices):
     out = run_bundle({"schema": "kgb.jobs/1", "jobs": [job]}, device="fake", flush="read", clock="kernel")
     assert (out["environment"]["l2_flush"], out["environment"]["timing_clock"]) == ("read", "kernel")
     assert out["results"][0]["result"]["environment"]["timing_clock"] == "kernel"
+
+
+def test_bundle_takes_its_protocol_from_the_bundle_unless_asked(fake_devices):
+    from evaluator.harness.bundle import BundleError, run_bundle
+
+    job = {"job_id": "j1", "operator": "aten::add", "tier": "nope", "solution": {"source": "x = 1\n"}}
+    bundle = {"schema": "kgb.jobs/1", "timing_protocol": "read:kernel", "jobs": [job]}
+    out = run_bundle(bundle, device="fake")
+    assert (out["environment"]["l2_flush"], out["environment"]["timing_clock"]) == ("read", "kernel")
+    out = run_bundle(bundle, device="fake", clock="events")
+    assert (out["environment"]["l2_flush"], out["environment"]["timing_clock"]) == ("read", "events")
+    for bad in ("read", "read:cupti", 7):
+        with pytest.raises(BundleError, match="timing_protocol"):
+            run_bundle({**bundle, "timing_protocol": bad}, device="fake")

@@ -27,7 +27,7 @@ import triton
 
 from bench.harness_specs import SOLUTIONS, SPECS
 from evaluator.harness import Harness
-from evaluator.harness.backends import CLOCKS, FLUSH_MODES
+from evaluator.harness.backends import parse_timing_protocol
 from operators.spec import Rng
 
 
@@ -125,9 +125,10 @@ def main() -> None:
         return
     modes = args.protocols.split(",")
     for mode in modes:
-        flush, _, clock = mode.partition(":")
-        if flush not in FLUSH_MODES or clock not in CLOCKS:
-            parser.error(f"protocol {mode!r}: expected FLUSH:CLOCK with FLUSH in {FLUSH_MODES}, CLOCK in {CLOCKS}")
+        try:
+            parse_timing_protocol(mode)
+        except ValueError as exc:
+            parser.error(f"protocol {mode!r}: {exc}")
     # do_bench first: after the kernel clock had started CUPTI in this process, do_bench (no spin
     # before its calls, so host launch time counts) read 29 µs for the 1 µs add (H200, 2026-11-30)
     do_bench: dict[str, float] = {}
@@ -141,7 +142,7 @@ def main() -> None:
     ours_by_mode: dict[str, dict[str, dict]] = {}
     for mode in modes:
         ours = ours_by_mode[mode] = {}
-        flush, _, clock = mode.partition(":")
+        flush, clock = parse_timing_protocol(mode)
         with Harness(device=args.device, flush=flush, clock=clock) as harness:
             for spec in SPECS:
                 result = harness.evaluate(spec, Path(SOLUTIONS[spec.id]).read_text(), tier="perf", timeout_s=600)

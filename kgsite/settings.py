@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from evaluator.harness.backends import CLOCKS, FLUSH_MODES
+from evaluator.harness.backends import DEFAULT_TIMING_PROTOCOL, parse_timing_protocol
 from kgsite.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -230,12 +230,13 @@ KGB_RUNNER_BROKER_URL = env_str("KGB_RUNNER_BROKER_URL", "")
 # the timing protocol whose speedups are recorded and ranked, FLUSH:CLOCK (evaluator/harness: flush
 # "write"/"read", clock "events"/"kernel"); a result timed under another protocol keeps its verdict
 # but no speedup. Default: do_bench's protocol, which upstream KernelGenBench's speedups use.
-KGB_RANKED_TIMING_PROTOCOL = env_str("KGB_RANKED_TIMING_PROTOCOL", "write:events")
-_flush, _, _clock = KGB_RANKED_TIMING_PROTOCOL.partition(":")
-if _flush not in FLUSH_MODES or _clock not in CLOCKS:
+KGB_RANKED_TIMING_PROTOCOL = env_str("KGB_RANKED_TIMING_PROTOCOL", DEFAULT_TIMING_PROTOCOL)
+try:
+    parse_timing_protocol(KGB_RANKED_TIMING_PROTOCOL)
+except ValueError as exc:
     raise ImproperlyConfigured(
-        f"KGB_RANKED_TIMING_PROTOCOL must be FLUSH:CLOCK with FLUSH in {FLUSH_MODES} and CLOCK in {CLOCKS}"
-    )
+        f"KGB_RANKED_TIMING_PROTOCOL must be FLUSH:CLOCK, not {KGB_RANKED_TIMING_PROTOCOL!r} ({exc})"
+    ) from None
 
 # held-out runs: the operator's private JSON of hidden full-tier cases per operator (evaluator/hidden_cases.py);
 # blank = no hidden cases. `manage.py check_hidden_cases` validates it.

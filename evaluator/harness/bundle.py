@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from evaluator.harness import RESULT_SCHEMA, signing
-from evaluator.harness.backends import CLOCKS, FLUSH_MODES
+from evaluator.harness.backends import DEFAULT_TIMING_PROTOCOL, parse_timing_protocol
 from evaluator.harness.evaluate import HarnessError
 from evaluator.harness.harness import TIMED_TIERS, Harness
 from evaluator.harness.result import new_result
@@ -90,12 +90,10 @@ def run_bundle(
     say = progress or (lambda message: None)
     chip = jobs.get("chip") if isinstance(jobs.get("chip"), str) else None
     # the timing protocol: as asked, else as the site that exported the bundle ranks, else the default
-    protocol = jobs.get("timing_protocol", "write:events")
-    bundle_flush, _, bundle_clock = protocol.partition(":") if isinstance(protocol, str) else ("", "", "")
-    if bundle_flush not in FLUSH_MODES or bundle_clock not in CLOCKS:
-        raise BundleError(
-            f"the bundle's 'timing_protocol' must be FLUSH:CLOCK with FLUSH in {FLUSH_MODES} and CLOCK in {CLOCKS}"
-        )
+    try:
+        bundle_flush, bundle_clock = parse_timing_protocol(jobs.get("timing_protocol", DEFAULT_TIMING_PROTOCOL))
+    except ValueError as exc:
+        raise BundleError(f"the bundle's 'timing_protocol': {exc}") from None
     flush, clock = flush or bundle_flush, clock or bundle_clock
     with Harness(
         device=device,

@@ -11,9 +11,9 @@ keeps the device busy while the host enqueues the call, so when it ends the call
 already queued: a call's time runs from the end of its opening marker (or the start of its first
 activity, if that came earlier on another stream) to the end of the last activity before its
 closing marker, of kernels, copies and memsets on any stream (the closing marker is launched
-after a device-wide synchronize, so everything the call enqueued started before it). That counts each launch's time on
-the device, as Nsight Compute's duration does, and no host time. `timing._measure_events` lays
-the markers.
+after a device-wide synchronize, so everything the call enqueued started before it). That counts
+each launch's time on the device, as Nsight Compute's duration does, and no host time.
+`timing._measure_events` lays the markers.
 """
 
 from __future__ import annotations

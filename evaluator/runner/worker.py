@@ -65,10 +65,11 @@ def _make_harness():
 
         return FakeHarness()
     from evaluator.harness import Harness
+    from evaluator.harness.backends import DEFAULT_TIMING_PROTOCOL, parse_timing_protocol
 
     config = SETTINGS["config"]
     # a site from before the protocol was configurable ranks the harness defaults
-    flush, _, clock = str(config.get("timing_protocol") or "write:events").partition(":")
+    flush, clock = parse_timing_protocol(config.get("timing_protocol") or DEFAULT_TIMING_PROTOCOL)
     return Harness(device=None, chip=config["chip"], pool_size=1, flush=flush, clock=clock)
 
 

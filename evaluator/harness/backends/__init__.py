@@ -15,6 +15,15 @@ from typing import Any
 
 FLUSH_MODES = ("write", "read")  # how timing.Flusher empties L2 before each timed call
 CLOCKS = ("events", "kernel")  # what times a call of ~20 µs and more (timing.py, kernel_clock.py)
+DEFAULT_TIMING_PROTOCOL = "write:events"  # do_bench's: what upstream KernelGenBench's speedups use
+
+
+def parse_timing_protocol(text: object) -> tuple[str, str]:
+    """(flush, clock) of a "FLUSH:CLOCK" timing protocol; ValueError naming the choices otherwise."""
+    flush, _, clock = text.partition(":") if isinstance(text, str) else ("", "", "")
+    if flush not in FLUSH_MODES or clock not in CLOCKS:
+        raise ValueError(f"a timing protocol is FLUSH:CLOCK with FLUSH in {FLUSH_MODES} and CLOCK in {CLOCKS}")
+    return flush, clock
 
 
 @dataclasses.dataclass(frozen=True)

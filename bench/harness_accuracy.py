@@ -45,37 +45,30 @@ def direct_call(spec, module, inputs):
     return lambda: module.softmax_int(inputs["x"], inputs["dim"])
 
 
-def ncu_durations(device: str) -> dict[str, float]:
-    """Median kernel duration (µs) per case label from ncu, 5 launches per case."""
-    script = Path(__file__).with_name("harness_accuracy.py")
-    cmd = [
-        "ncu",
-        "--clock-control",
-        "none",
-        "--metrics",
-        "gpu__time_duration.sum",
-        "--csv",
-        "--print-units",
-        "base",
-        sys.executable,
-        str(script),
-        "--ncu-target",
-        "--device",
-        device,
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=400, env={**os.environ})
+KERNEL_NAMES = ("_add_kernel", "_softmax_kernel")
+
+
+def ncu_kernel_durations(script_args: list[str], kernel_names: tuple[str, ...], timeout_s: int) -> list[float]:
+    """`gpu__time_duration` (µs) of every launch of the named kernels, in launch order, from
+    `ncu --clock-control none` over `python SCRIPT_ARGS` (clocks left as found)."""
+    cmd = ["ncu", "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--csv", "--print-units", "base"]
+    out = subprocess.run(
+        cmd + [sys.executable, *script_args], capture_output=True, text=True, timeout=timeout_s, env={**os.environ}
+    )
     rows = [r for r in csv.reader(io.StringIO(out.stdout)) if len(r) > 10]
     if not rows:
         raise RuntimeError(out.stdout[-2000:] + out.stderr[-2000:])
     header, data = rows[0], rows[1:]
     name_i, value_i = header.index("Kernel Name"), header.index("Metric Value")
-    # only the solutions' own kernels (input generation launches others); the first launch of each
-    # case compiled it, then 5 profiled launches per case follow, cases in SPECS order
-    values = [
-        float(r[value_i].replace(",", "")) / 1000.0
-        for r in data
-        if "_add_kernel" in r[name_i] or "_softmax_kernel" in r[name_i]
-    ]
+    # only the solutions' own kernels: input generation launches others
+    return [float(r[value_i].replace(",", "")) / 1000.0 for r in data if any(k in r[name_i] for k in kernel_names)]
+
+
+def ncu_durations(device: str) -> dict[str, float]:
+    """Median kernel duration (µs) per case label from ncu, 5 launches per case."""
+    script = str(Path(__file__).with_name("harness_accuracy.py"))
+    values = ncu_kernel_durations([script, "--ncu-target", "--device", device], KERNEL_NAMES, 400)
+    # the first launch of each case compiled it, then 5 profiled launches per case follow, cases in SPECS order
     labels = case_labels()
     values = values[len(labels) :]
     return {

@@ -18,22 +18,17 @@ beside do_bench (median) and `ncu --clock-control none` (gpu__time_duration, med
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
-import io
 import json
 import math
-import os
 import shutil
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
 import torch
 import triton
 
-from bench.harness_accuracy import load_solution
+from bench.harness_accuracy import KERNEL_NAMES, load_solution, ncu_kernel_durations
 from evaluator.harness import timing
 from evaluator.harness.backends.cuda import CudaBackend
 from operators.spec import Rng
@@ -49,7 +44,6 @@ CASES = [
     ("softmax", [6144, 4096], "float32"),
     ("softmax", [8192, 4096], "float32"),
 ]
-KERNEL_NAMES = ("_add_kernel", "_softmax_kernel")
 # the harness loads a spec by its module's SPECS list, in the candidate's process too
 SPECS = [
     dataclasses.replace(
@@ -147,15 +141,7 @@ def kernel_clock(call, n_sets: int, backend, l2: int, samples: int) -> list[floa
 
 
 def ncu_durations() -> dict[str, float]:
-    cmd = ["ncu", "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--csv", "--print-units", "base"]
-    cmd += [sys.executable, str(Path(__file__).resolve()), "--ncu-target"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=500, env={**os.environ})
-    rows = [r for r in csv.reader(io.StringIO(out.stdout)) if len(r) > 10]
-    if not rows:
-        raise RuntimeError(out.stdout[-2000:] + out.stderr[-2000:])
-    header, data = rows[0], rows[1:]
-    name_i, value_i = header.index("Kernel Name"), header.index("Metric Value")
-    values = [float(r[value_i].replace(",", "")) / 1000.0 for r in data if any(k in r[name_i] for k in KERNEL_NAMES)]
+    values = ncu_kernel_durations([str(Path(__file__).resolve()), "--ncu-target"], KERNEL_NAMES, 500)
     # one compile launch per case, then NCU_LAUNCHES profiled launches per case
     values = values[len(CASES) :]
     return {

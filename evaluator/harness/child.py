@@ -1,10 +1,11 @@
 """The candidate process. Untrusted once the candidate is loaded: nothing it reports is believed
 without the parent checking it.
 
-Life of one child: started by the pool with a scrubbed environment in a private directory;
-drops its network namespace where the OS allows; imports torch and triton and initialises the
-device; reports ready; then serves exactly one candidate (load, several calls, a ghost replay,
-timing) and is killed. Run as `python -m evaluator.harness.child FD module:BackendClass drop|keep`.
+Life of one child: started by the pool with a scrubbed environment; walls itself in
+(sandbox.py: namespaces, read-only mounts, private tmp, its own uid, seccomp) before importing
+anything heavy; imports torch and triton and initialises the device; reports ready; then serves
+exactly one candidate (load, several calls, a ghost replay, timing) and is killed. Run as
+`python -m evaluator.harness.child FD module:BackendClass SANDBOX_SPEC_JSON events|kernel`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,6 @@ import sys
 import time
 import traceback
 from typing import Any
-
-CLONE_NEWNET = 0x40000000
-CLONE_NEWUSER = 0x10000000
 
 # aten ops (overload packet names) a candidate may run itself: allocation, metadata, views, copies
 ALLOWED_ATEN = frozenset(
@@ -115,39 +113,6 @@ ALLOWED_ATEN = frozenset(
         "record_stream",
     }
 )
-
-
-def isolate_network() -> str:
-    """Enter a fresh network namespace (no interfaces but a down loopback). Returns what applied."""
-    if not sys.platform.startswith("linux"):
-        return "none (not linux)"
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    if os.geteuid() == 0 and libc.unshare(CLONE_NEWNET) == 0:
-        return "netns"
-    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0:
-        return "userns+netns"
-    return f"none (unshare failed: errno {ctypes.get_errno()})"
-
-
-NOBODY = 65534
-NPROC_LIMIT = 1024  # threads count too: torch starts one per core
-
-
-def drop_privileges() -> str:
-    """When started as root, continue as nobody: the repository, the harness and other users'
-    files become read-only to the candidate, and RLIMIT_NPROC applies (fork bombs stop)."""
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if os.geteuid() != 0:
-        return f"uid {os.geteuid()}"
-    os.setgroups([])
-    os.setgid(NOBODY)
-    os.setuid(NOBODY)
-    resource.setrlimit(resource.RLIMIT_NPROC, (NPROC_LIMIT, NPROC_LIMIT))
-    return "nobody"
 
 
 RLIMIT_AS_ENV = "KGB_RLIMIT_AS"  # set by pool.Child when no cgroup holds this process
@@ -478,16 +443,21 @@ def _preload_catalog() -> None:
 
 
 def main() -> None:
-    fd, ref, drop = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "drop"
+    fd, ref, spec_arg = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     kernel_clock = len(sys.argv) > 4 and sys.argv[4] == "kernel"
-    limit_address_space()
-    isolation = isolate_network()
-    user = drop_privileges() if drop else f"uid {os.geteuid()}"
+    import pickle
     from multiprocessing.connection import Connection
 
-    conn = Connection(fd)
-    import pickle
+    from evaluator.harness import sandbox
 
+    conn = Connection(fd)
+    conn.recv_bytes()  # "placed": the parent has put this process into its cgroup
+    try:
+        walled = sandbox.enter(sandbox.SandboxSpec.from_arg(spec_arg), keep_fds={fd})
+    except Exception as exc:  # never go on with a weaker wall than asked: the pool steps down itself
+        conn.send_bytes(pickle.dumps({"type": "broken", "message": f"sandbox: {type(exc).__name__}: {exc}"}))
+        raise SystemExit(3) from None
+    limit_address_space()
     try:
         import torch  # noqa: F401
         import triton  # noqa: F401
@@ -503,7 +473,7 @@ def main() -> None:
     except BaseException as exc:
         conn.send_bytes(pickle.dumps({"type": "broken", "message": f"{type(exc).__name__}: {exc}"}))
         raise
-    conn.send_bytes(pickle.dumps({"type": "ready", "isolation": isolation, "user": user, "pid": os.getpid()}))
+    conn.send_bytes(pickle.dumps({"type": "ready", "sandbox": walled, "pid": os.getpid()}))
     serve(conn, backend)
     conn.close()
     os._exit(0)

@@ -299,13 +299,7 @@ class Attempt:
         acquire_started = time.monotonic()
         self.child = self.pool.acquire()
         self.profile["acquire_s"] = time.monotonic() - acquire_started
-        self.result["environment"]["isolation"] = {
-            "network": self.child.ready_info.get("isolation"),
-            "user": self.child.ready_info.get("user"),
-            "process_group": True,
-            "private_tmp": True,
-            "env_scrubbed": True,
-        }
+        self.result["environment"]["isolation"] = dict(self.child.isolation)
         self.deadline = time.monotonic() + self.timeout_s
         try:
             return self._run_in_child(cases)

@@ -11,8 +11,10 @@ child serves one candidate and is then killed.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import os
 import pickle
+import secrets
 import shutil
 import signal
 import socket
@@ -25,20 +27,21 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from evaluator.harness import wire
+from evaluator.harness import sandbox, wire
 from evaluator.harness.backends import Backend
 
 ENV_ALLOWLIST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "TERM")
 TRITON_ENV_KEEP = ("TRITON_F32_DEFAULT", "TRITON_DEFAULT_FP_FUSION")  # device toolchain paths come from the backend
 REPO_ROOT = str(Path(__file__).resolve().parents[2])
 READY_TIMEOUT_S = 600.0  # a loaded CI machine can take minutes to import torch and triton
-NOBODY = 65534
 GIB = 1 << 30
 HOST_MEMORY_CAP_BYTES = 16 * GIB
 CGROUP_ROOT = "/sys/fs/cgroup"
 PROC_SELF_CGROUP = "/proc/self/cgroup"
 RLIMIT_AS_ENV = "KGB_RLIMIT_AS"  # read by child.limit_address_space
 CGROUP_REMOVE_TRIES = 20  # x 50 ms: the kernel frees a cgroup once its last process is reaped
+UID_LOCK_DIR = os.path.join(tempfile.gettempdir(), "kgb-sandbox-uids")
+CANDIDATE_TMP = "/tmp"  # the candidate's directory lies here: inside its private tmpfs when sandboxed
 
 
 def default_host_memory_limit_bytes() -> int:
@@ -178,14 +181,81 @@ def backend_ref(backend: Backend) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
-def can_drop_privileges(backend: Backend) -> bool:
-    """Root can hand the candidate to `nobody` only if nobody can run this Python and read the
-    code, and tensors are not shared by device IPC (its shared-memory files are root's, mode 0600)."""
+def code_paths() -> list[str]:
+    """What a candidate process must be able to read: the Python installation, the packages it
+    imports and the checkout."""
     import torch
+    import triton
 
-    if os.geteuid() != 0 or backend.share_tensors_by_ipc():
-        return False
-    return all(_world_reachable(p) for p in (sys.executable, os.path.dirname(torch.__file__), REPO_ROOT))
+    paths = {sys.base_prefix, sys.prefix, REPO_ROOT, os.path.dirname(torch.__file__), os.path.dirname(triton.__file__)}
+    return sorted(os.path.realpath(p) for p in paths)
+
+
+def unreachable_code_paths() -> list[str]:
+    """The code paths an unprivileged uid cannot reach as the files lie (root's home, say): a
+    mount namespace can expose them (sandbox.SandboxSpec.expose); without one, no uid change."""
+    return [p for p in code_paths() if not _world_reachable(p)]
+
+
+@dataclasses.dataclass(frozen=True)
+class SandboxLevel:
+    """One rung of the isolation ladder: the pool starts at the strongest rung this machine
+    offers and steps down only when a child fails to start there (before any candidate code ran);
+    every result records its rung, and anything below "full" is incomplete (not ranked)."""
+
+    name: str
+    namespaces: bool
+    own_uid: bool
+    seccomp: bool
+
+
+SANDBOX_LEVELS = (
+    SandboxLevel("full", namespaces=True, own_uid=True, seccomp=True),
+    SandboxLevel("no seccomp", namespaces=True, own_uid=True, seccomp=False),
+    SandboxLevel("uid only", namespaces=False, own_uid=True, seccomp=False),
+    SandboxLevel("seccomp only", namespaces=False, own_uid=False, seccomp=True),
+    SandboxLevel("none", namespaces=False, own_uid=False, seccomp=False),
+)
+
+
+def sandbox_levels() -> list[SandboxLevel]:
+    """The rungs this machine can try, strongest first."""
+    root = os.geteuid() == 0 and sys.platform.startswith("linux")
+    reachable = not unreachable_code_paths()
+    seccomp_ok = sandbox.seccomp_supported() is None
+    return [
+        level
+        for level in SANDBOX_LEVELS
+        if (not level.namespaces or root)
+        and (not level.own_uid or (root and (reachable or level.namespaces)))
+        and (not level.seccomp or seccomp_ok)
+    ]
+
+
+class UidLease:
+    """A candidate uid held by this process alone while its candidate lives (an flock on a file
+    per uid, so pools in other processes pick others); a random start spreads consecutive
+    candidates over the range, so the next one does not inherit the last one's uid."""
+
+    def __init__(self) -> None:
+        os.makedirs(UID_LOCK_DIR, mode=0o700, exist_ok=True)
+        start = secrets.randbelow(sandbox.UID_COUNT)
+        for step in range(sandbox.UID_COUNT):
+            uid = sandbox.UID_BASE + (start + step) % sandbox.UID_COUNT
+            fd = os.open(os.path.join(UID_LOCK_DIR, str(uid)), os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            return
+        raise RuntimeError("every candidate uid is in use")
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 class ChildGone(Exception):
@@ -203,6 +273,8 @@ def child_environment(backend: Backend, workdir: str) -> dict[str, str]:
         {
             "HOME": workdir,
             "TMPDIR": workdir,
+            "USER": "kgb-candidate",  # its uid has no passwd entry; getpass and caches read these
+            "LOGNAME": "kgb-candidate",
             "TRITON_CACHE_DIR": os.path.join(workdir, "triton-cache"),
             "TRITON_DUMP_DIR": os.path.join(workdir, "triton-dump"),
             "PYTHONPATH": REPO_ROOT,
@@ -217,19 +289,32 @@ def child_environment(backend: Backend, workdir: str) -> dict[str, str]:
 
 
 class Child:
-    """One started candidate process and the parent's end of its channel."""
+    """One started candidate process and the parent's end of its channel.
 
-    def __init__(
-        self, backend: Backend, host_memory: HostMemoryLimit, *, drop_privileges: bool = True, clock: str = "events"
-    ) -> None:
+    The process starts as this (root) process's child with a scrubbed environment, is placed in
+    its cgroup, then walls itself in (`sandbox.enter`, at `level`) before it imports anything
+    heavy; once it reports ready the parent checks from /proc what it really got (`isolation`)."""
+
+    def __init__(self, backend: Backend, host_memory: HostMemoryLimit, *, level: SandboxLevel, clock: str = "events") -> None:
         self.backend = backend
         self.host_memory = host_memory
-        self.workdir = tempfile.mkdtemp(prefix="kgb-cand-")
+        self.level = level
+        # the parent's own directory holds the output log; the candidate's directory is made by
+        # the sandbox inside its private tmpfs (or here, when there is no mount namespace)
+        self.logdir = tempfile.mkdtemp(prefix="kgb-log-")
+        self.log_path = os.path.join(self.logdir, "output.log")
+        self.uid_lease = UidLease() if level.own_uid else None
+        self.workdir = tempfile.mkdtemp(prefix="kgb-cand-", dir=CANDIDATE_TMP)
         os.chmod(self.workdir, 0o700)
-        drop = drop_privileges and os.geteuid() == 0
-        if drop:
-            os.chown(self.workdir, NOBODY, NOBODY)
-        self.log_path = os.path.join(self.workdir, "output.log")
+        if self.uid_lease is not None:
+            os.chown(self.workdir, self.uid_lease.uid, self.uid_lease.uid)
+        self.spec = sandbox.SandboxSpec(
+            uid=self.uid_lease.uid if self.uid_lease else None,
+            workdir=self.workdir,
+            namespaces=level.namespaces,
+            seccomp=level.seccomp,
+            expose=tuple(unreachable_code_paths()) if level.namespaces and level.own_uid else (),
+        )
         parent_sock, child_sock = socket.socketpair()
         self.log = open(self.log_path, "wb")
         env = child_environment(backend, self.workdir)
@@ -246,10 +331,10 @@ class Child:
                 "evaluator.harness.child",
                 str(child_sock.fileno()),
                 backend_ref(backend),
-                "drop" if drop else "keep",
+                self.spec.to_arg(),
                 clock,
             ],
-            cwd=self.workdir,
+            cwd=self.logdir,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=self.log,
@@ -263,18 +348,53 @@ class Child:
         parent_sock.close()
         self.started = time.monotonic()
         self.ready_info: dict[str, Any] | None = None
+        self.candidate_pid: int | None = None  # the process that runs the candidate (pid 1 of its namespace)
+        self.isolation: dict[str, Any] = {}
         if self.cgroup is not None:
             self.join_cgroup(self.cgroup)
+        # the child waits for this before it forks into its namespaces, so the fork is in the cgroup
+        self.conn.send_bytes(pickle.dumps({"type": "placed"}))
 
     def join_cgroup(self, path: str) -> None:
-        """Move the child into its cgroup. No candidate code runs before the parent sends it, so
-        this is in time; a limit that cannot be applied stops the child rather than go unenforced."""
+        """Move the child into its cgroup before it may start anything (it waits for "placed");
+        a limit that cannot be applied stops the child rather than go unenforced."""
         try:
             with open(os.path.join(path, "cgroup.procs"), "w", encoding="utf-8") as handle:
                 handle.write(str(self.proc.pid))
         except OSError as exc:
             self.kill()
             raise RuntimeError(f"could not place the candidate process in its memory cgroup {path}: {exc}") from None
+
+    def check_isolation(self) -> dict[str, Any]:
+        """What this process really got, read by the parent from /proc (never taken from the
+        child), as recorded in every result's `environment.isolation`."""
+        pid = sandbox.namespace_child(self.proc.pid) if self.level.namespaces else self.proc.pid
+        self.candidate_pid = pid
+        if pid is None:
+            verified: dict[str, Any] = {"missing": ["the candidate process could not be found from outside"]}
+        else:
+            verified = sandbox.verify(pid, self.spec)
+        missing = list(verified.get("missing", []))
+        if self.level.name != "full":
+            missing.insert(0, f"sandbox level {self.level.name!r}: " + sandbox_level_gap(self.level))
+        reaping = "pid namespace" if self.level.namespaces else "process group"
+        if self.cgroup is not None:
+            reaping += " + cgroup.kill"
+        self.isolation = {
+            "sandbox": self.level.name,
+            "uid": verified.get("uid"),
+            "namespaces": verified.get("namespaces", []),
+            "network": "none (own network namespace)" if "net" in verified.get("namespaces", []) else "host",
+            "no_new_privs": verified.get("no_new_privs", False),
+            "seccomp": verified.get("seccomp", "none"),
+            "readonly_root": verified.get("readonly_root", False),
+            "private_tmp": verified.get("private_tmp", False),
+            "reaping": reaping,
+            "env_scrubbed": True,
+            "missing": missing,
+            "complete": not missing,
+        }
+        return self.isolation
 
     # ---- channel -----------------------------------------------------------
     def send(self, obj: Any) -> None:
@@ -307,6 +427,7 @@ class Child:
                     f"candidate process failed to start: {msg.get('message', msg)}\n{self.output_tail()}"
                 )
             self.ready_info = msg
+            self.check_isolation()
         return self.ready_info
 
     def exit_reason(self, fallback: str) -> str:
@@ -339,7 +460,13 @@ class Child:
 
     # ---- end ---------------------------------------------------------------
     def kill(self) -> None:
-        """Kill the whole process group (grandchildren too) and remove the private directory."""
+        """Kill the candidate's pid 1 (its whole namespace dies with it), the process group, and
+        the cgroup; then remove the directories and give the uid back."""
+        if self.candidate_pid is not None and self.candidate_pid != self.proc.pid:
+            try:
+                os.kill(self.candidate_pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -356,11 +483,18 @@ class Child:
             remove_cgroup(self.cgroup)
         self.log.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
+        shutil.rmtree(self.logdir, ignore_errors=True)
+        if self.uid_lease is not None:
+            self.uid_lease.release()
 
 
 class WarmPool:
     """Keeps `size` children started (torch and triton imported, device initialised). `acquire`
-    hands one out and starts its replacement at once; a child is never given out twice."""
+    hands one out and starts its replacement at once; a child is never given out twice.
+
+    Children start at the strongest sandbox level this machine offers; a child that cannot start
+    there (before any candidate code ran) moves the pool one level down, and the failure is kept
+    in `level_notes` (recorded in each result), so a weaker wall is never silent."""
 
     def __init__(self, backend: Backend, host_memory: HostMemoryLimit, size: int = 1, *, clock: str = "events") -> None:
         self.backend = backend
@@ -370,37 +504,48 @@ class WarmPool:
         self.lock = threading.Lock()
         self.idle: list[Child] = []
         self.closed = False
-        self.drop_privileges = can_drop_privileges(backend)
+        self.levels = sandbox_levels()
+        self.level_notes: list[str] = []
         self.refill()
+
+    @property
+    def level(self) -> SandboxLevel:
+        return self.levels[0]
+
+    def _start(self) -> Child:
+        return Child(self.backend, self.host_memory, level=self.level, clock=self.clock)
 
     def refill(self) -> None:
         with self.lock:
             while not self.closed and len(self.idle) < self.size:
-                self.idle.append(
-                    Child(self.backend, self.host_memory, drop_privileges=self.drop_privileges, clock=self.clock)
-                )
+                self.idle.append(self._start())
 
     def acquire(self) -> Child:
         with self.lock:
             child = self.idle.pop(0) if self.idle else None
         if child is None:
-            child = Child(self.backend, self.host_memory, drop_privileges=self.drop_privileges, clock=self.clock)
+            child = self._start()
         self.refill()
         try:
             child.wait_ready()
         except Exception as exc:
             tail = child.output_tail()
             child.kill()
-            if not self.drop_privileges:
-                why = exc.reason if isinstance(exc, ChildGone) else f"{type(exc).__name__}: {exc}"
-                raise RuntimeError(f"candidate process failed to start ({why})\n{tail[-2000:]}") from None
-            # the device may refuse an unprivileged user: keep root (recorded in the result's isolation)
+            why = exc.reason if isinstance(exc, ChildGone) else f"{type(exc).__name__}: {exc}"
             with self.lock:
-                self.drop_privileges = False
-                stale, self.idle = self.idle, []
+                if child.level is not self.level:  # another thread already stepped down
+                    stale: list[Child] = []
+                elif len(self.levels) == 1:
+                    raise RuntimeError(f"candidate process failed to start ({why})\n{tail[-2000:]}") from None
+                else:
+                    failed = self.levels.pop(0)
+                    last_line = tail.strip().splitlines()[-1:] or [why]
+                    self.level_notes.append(f"sandbox level {failed.name!r} failed to start: {last_line[0][:300]}")
+                    stale, self.idle = self.idle, []
             for other in stale:
                 other.kill()
             return self.acquire()
+        child.isolation["level_notes"] = list(self.level_notes)
         return child
 
     def release(self, child: Child) -> None:
@@ -412,6 +557,18 @@ class WarmPool:
             idle, self.idle = self.idle, []
         for child in idle:
             child.kill()
+
+
+def sandbox_level_gap(level: SandboxLevel) -> str:
+    """In words, what a level lacks against "full"."""
+    gaps = []
+    if not level.namespaces:
+        gaps.append("no namespaces (parent visible, host network, writable tmp, daemons survive)")
+    if not level.own_uid:
+        gaps.append("the candidate keeps the harness's uid")
+    if not level.seccomp:
+        gaps.append("no seccomp filter")
+    return "; ".join(gaps) or "nothing"
 
 
 def send_bye(child: Child) -> None:

@@ -1,0 +1,119 @@
+"""The wall around a candidate process, probed from inside a candidate (the static layer off, so
+only the OS layers stand) and checked from outside. Needs root and Linux, as the runners have."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluator.harness import Harness, sandbox
+from evaluator.harness.pool import REPO_ROOT
+from tests.harness.specs_tiny import ADD_ONE_CASE
+
+PROBE = Path(__file__).resolve().parent / "sandbox_probes" / "probe.py"
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or not sys.platform.startswith("linux") or sandbox.seccomp_supported() is not None,
+    reason="the full sandbox needs root on x86_64 Linux",
+)
+
+
+def _probe(harness: Harness, secret_file: Path, marker: str) -> tuple[dict, dict]:
+    source = (
+        PROBE.read_text()
+        .replace("SECRET_FILE", str(secret_file))
+        .replace("MARKER", marker)
+        .replace("REPO_ROOT", REPO_ROOT)
+    )
+    result = harness.evaluate(ADD_ONE_CASE, source, tier="smoke", timeout_s=60)
+    match = re.search(r"PROBE(.*?)EBORP", result["reason"])
+    assert match, result["reason"]
+    return json.loads(match.group(1)), result
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                if marker.encode() in handle.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory):
+    secret_dir = tmp_path_factory.mktemp("runner")
+    secret_file = secret_dir / "token"
+    secret_file.write_text("kgbr_secret_token_value")
+    secret_file.chmod(0o600)
+    (Path("/var/tmp") / "kgb_probe_stash_earlier").write_text("left by an earlier run")
+    marker = f"kgb-probe-daemon-{secrets.token_hex(6)}"
+    with Harness(device="cpu", static_policy=False) as harness:
+        found, result = _probe(harness, secret_file, marker)
+    yield found, result, marker
+    (Path("/var/tmp") / "kgb_probe_stash_earlier").unlink(missing_ok=True)
+
+
+def test_isolation_is_complete_and_verified_from_outside(probed):
+    _, result, _ = probed
+    isolation = result["environment"]["isolation"]
+    assert isolation["complete"] is True, isolation["missing"]
+    assert isolation["sandbox"] == "full"
+    assert set(isolation["namespaces"]) == set(sandbox.NAMESPACES)
+    assert isolation["seccomp"] == "filter" and isolation["no_new_privs"] and isolation["readonly_root"]
+
+
+def test_candidate_runs_as_its_own_uid_and_sees_no_other_process(probed):
+    found, result, _ = probed
+    assert found["uid"] == result["environment"]["isolation"]["uid"]
+    assert sandbox.UID_BASE <= found["uid"] < sandbox.UID_BASE + sandbox.UID_COUNT
+    assert found["ppid"] == 0  # its parent lies outside its pid namespace
+    assert max(found["pids"]) < 50  # only its own namespace's processes
+
+
+def test_secrets_and_root_home_are_out_of_reach(probed):
+    found, result, _ = probed
+    assert found["read_secret"][0] == "refused"
+    assert found["read_root_home"][0] == "refused" or found["read_root_home"][1] in ("['.pyenv']", "[]")
+    assert "kgbr_secret_token_value" not in json.dumps(result)
+
+
+def test_code_is_read_only_and_tmp_is_private(probed):
+    found, _, _ = probed
+    assert found["write_checkout"][0] == "refused"
+    assert found["write_site_packages"][0] == "refused"
+    assert not (Path(REPO_ROOT) / "evaluator" / "kgb_probe_marker.py").exists()
+    assert found["stash_var_tmp"][0] == "ok"  # its own private tmpfs
+    assert not Path("/var/tmp/kgb_probe_stash").exists()  # which vanished with it
+    assert found["read_stash"][0] == "refused"  # and the host's /var/tmp was never visible
+
+
+def test_no_network_no_namespace_escape_no_ptrace_no_mount(probed):
+    found, _, _ = probed
+    assert found["connect_redis"][0] == "refused"
+    assert found["unshare_user_net"] == [-1, 1]  # EPERM from the seccomp filter
+    assert found["ptrace_attach_1"][0] == -1
+    assert found["mount_tmpfs"][0] == -1
+    assert found["setuid_0"][0] == "refused"
+
+
+def test_daemon_dies_with_the_attempt(probed):
+    _, _, marker = probed
+    deadline = time.monotonic() + 5
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == []
+
+
+def test_seccomp_program_is_well_formed():
+    program = sandbox.seccomp_program()
+    assert len(program) % 8 == 0 and len(program) // 8 < 4096

@@ -390,7 +390,6 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
 
     device = backend.device_type
     kind = msg.get("type")
-    wire.set_outputs_by_ipc(msg.get("outputs_by_ipc") is True)
     if kind == "bye":
         return False
     if kind == "time":
@@ -424,10 +423,9 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
         "launches": STATE.launches,
         "trace": list(STATE.trace),
         "elapsed_s": elapsed,
-        "output": wire.encode_value(out, aliases=wire.alias_table(inputs)),
+        "output": wire.encode_value(out),
+        "inputs_after": {k: wire.encode_tensor(v) for k, v in wire.tensor_items(inputs).items()},
     }
-    if not backend.share_tensors_by_ipc():
-        reply["inputs_after"] = {k: wire.encode_tensor(v) for k, v in wire.tensor_items(inputs).items()}
     send(reply)
     return True
 

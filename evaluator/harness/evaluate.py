@@ -178,9 +178,6 @@ class Attempt:
         if not secret_seed:
             self.result["seed"] = self.base_seed
         self.device = backend.device_type
-        # device outputs come back as IPC handles where the backend shares memory that way;
-        # KGB_OUTPUTS_BY_IPC=0 sends them by value (the slower path every device supports)
-        self.outputs_by_ipc = backend.share_tensors_by_ipc() and os.environ.get("KGB_OUTPUTS_BY_IPC", "1") != "0"
         # where the attempt's wall time went (trusted-side phases next to the candidate's own calls),
         # so a slow attempt can be explained from its result alone
         self.profile = {
@@ -247,19 +244,16 @@ class Attempt:
                 "inputs": inputs,
                 "poison": output_nbytes(ref),
                 "trace": trace,
-                "outputs_by_ipc": self.outputs_by_ipc,
             }
         )
         return self.child.receive(self.deadline)
 
-    def inputs_after(self, reply: dict[str, Any], sent: dict[str, Any]) -> dict[str, torch.Tensor]:
-        if "inputs_after" in reply:
-            raw = reply["inputs_after"]
-            if type(raw) is not dict:
-                raise wire.MalformedOutput("inputs_after is not a mapping")
-            # inputs may be views (strided, transposed): compared by value, never rejected as non-dense
-            return {str(k): wire.decode_input(v, self.device) for k, v in raw.items()}
-        return tensor_items(sent)
+    def inputs_after(self, reply: dict[str, Any]) -> dict[str, torch.Tensor]:
+        raw = reply.get("inputs_after")
+        if type(raw) is not dict:
+            raise wire.MalformedOutput("inputs_after is not a mapping")
+        # inputs may be views (strided, transposed): compared by value, never rejected as non-dense
+        return {str(k): wire.decode_input(v, self.device) for k, v in raw.items()}
 
     # ---- the attempt ---------------------------------------------------------
     def run(self) -> dict[str, Any]:
@@ -305,7 +299,7 @@ class Attempt:
             return self._run_in_child(cases)
         except ChildGone as gone:
             if gone.timed_out:
-                return self.finish("timeout", f"no answer within {self.timeout_s:g} s (process group killed)")
+                return self.finish("timeout", f"no answer within {self.timeout_s:g} s (every process of the attempt killed)")
             return self.finish("runtime_error", gone.reason)
         except wire.MalformedOutput as exc:
             return self.finish("runtime_error", f"malformed reply from the candidate process: {exc}")
@@ -469,8 +463,8 @@ class Attempt:
             return self.finish(kind, f"case {index} {jsonable(case)}: {reply.get('message')}")
         if reply.get("type") != "result":
             return self.finish("runtime_error", "the candidate process answered out of protocol")
-        out = wire.decode_value(reply.get("output"), self.device, tensor_items(sent))
-        after = self.inputs_after(reply, sent)
+        out = wire.decode_value(reply.get("output"), self.device)
+        after = self.inputs_after(reply)
         calls, launches, trace = reply.get("calls"), reply.get("launches"), reply.get("trace")
         elapsed = reply.get("elapsed_s")
         if type(elapsed) is float and 0 <= elapsed < 1e6:
@@ -513,6 +507,6 @@ class Attempt:
         reply = self.call("ghost", sent, ref, trace=False)
         if reply.get("type") != "result":
             return  # failing without Triton is what an honest solution does
-        out = wire.decode_value(reply.get("output"), self.device, tensor_items(sent))
+        out = wire.decode_value(reply.get("output"), self.device)
         if compare(self.spec, out, ref, case, inputs, self.backend.interpreter).passed:
             self.finding("ghost", f"case {index}: the output is still correct with every Triton launch switched off")

@@ -399,7 +399,7 @@ class Child:
     # ---- channel -----------------------------------------------------------
     def send(self, obj: Any) -> None:
         try:
-            self.conn.send_bytes(wire.dumps_to_child(obj, ipc=self.backend.share_tensors_by_ipc()))
+            self.conn.send_bytes(wire.dumps_to_child(obj))
         except (OSError, ValueError) as exc:
             raise ChildGone(self.exit_reason(f"could not send to the candidate process ({exc})")) from None
 
@@ -463,9 +463,12 @@ class Child:
         """Kill the candidate's pid 1 (its whole namespace dies with it), the process group, and
         the cgroup; then remove the directories and give the uid back."""
         if self.candidate_pid is not None and self.candidate_pid != self.proc.pid:
+            # pid 1 first: the outer process reaps it once the kernel has killed and reaped
+            # every other process of the namespace, so its exit means nothing is left
             try:
                 os.kill(self.candidate_pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+                self.proc.wait(timeout=10)
+            except (ProcessLookupError, PermissionError, subprocess.TimeoutExpired):
                 pass
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)

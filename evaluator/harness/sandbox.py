@@ -32,6 +32,7 @@ import json
 import os
 import platform
 import resource
+import signal
 import struct
 import sys
 from typing import Any
@@ -385,7 +386,11 @@ def _enter_namespaces(libc: ctypes.CDLL, keep_fds: set[int], expose: tuple[str, 
             if os.WIFEXITED(status):
                 os._exit(os.WEXITSTATUS(status))
             if os.WIFSIGNALED(status):
-                os._exit(128 + os.WTERMSIG(status))
+                # die of the same signal, so the parent reports it as the candidate's (SIGSEGV, ...)
+                number = os.WTERMSIG(status)
+                signal.signal(number, signal.SIG_DFL)
+                os.kill(os.getpid(), number)
+                os._exit(128 + number)
     _close_other_fds(keep_fds)
     _make_mounts_private_and_readonly(libc, expose)
     libc.sethostname(HOSTNAME, len(HOSTNAME))

@@ -116,7 +116,7 @@ def test_no_cgroup_where_the_memory_controller_is_not_delegated(tmp_path, monkey
 def test_an_oom_kill_in_the_candidate_cgroup_is_reported_as_the_memory_limit(tmp_path, monkeypatch):
     root = fake_cgroup_tree(tmp_path, monkeypatch, delegated=True)
     plan = pool.plan_host_memory_limit(CpuBackend(), 3 << 30)
-    child = pool.Child(CpuBackend(), plan, drop_privileges=False)
+    child = pool.Child(CpuBackend(), plan, level=pool.SANDBOX_LEVELS[-1])
     try:
         assert child.cgroup is not None and Path(child.cgroup).parent == root
         assert (Path(child.cgroup) / "cgroup.procs").read_text() == str(child.proc.pid)

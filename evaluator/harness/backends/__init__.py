@@ -94,10 +94,6 @@ class Backend:
         """A timing event with record()/elapsed_time(other) in ms, as torch.cuda.Event."""
         return self.device_module().Event(enable_timing=True)
 
-    def share_tensors_by_ipc(self) -> bool:
-        """Send device tensors to the candidate process by IPC handle instead of by value."""
-        return False
-
     def graph(self) -> Any | None:
         """A graph-capture object (torch.cuda.CUDAGraph-like) or None when unsupported."""
         return None

@@ -96,9 +96,6 @@ class CudaBackend(Backend):
 
         return int(getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "L2_cache_size", 0))
 
-    def share_tensors_by_ipc(self) -> bool:
-        return True
-
     def graph(self):
         import torch
 

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from operators.spec import Comparison, Cost, Inputs, OperatorSpec, Rng, dtype_of
-from operators.tolerance import compare_tensors, widen
+from operators.tolerance import ACCUMULATED_DTYPES, compare_accumulated, compare_tensors, widen
 
 TRANS_FLAGS = ("N", "T", "C")
 UPLO_FLAGS = ("U", "L")
@@ -214,6 +214,107 @@ def masked_compare(
             for i, (oi, ri) in pairs:
                 what = name if i is None else f"{name}[{i}]"
                 c = compare_written(oi, ri, written(inputs, name, i, ri), reduce_dim=r_dim, what=what)
+                if not c.passed:
+                    return c
+                worst_abs = max(worst_abs, c.max_abs_err or 0.0)
+                worst_rel = max(worst_rel, c.max_rel_err or 0.0)
+        return Comparison(True, worst_abs, worst_rel)
+
+    return compare
+
+
+def _map_buffers(value: Any, fn: Callable[[torch.Tensor], torch.Tensor]) -> Any:
+    if isinstance(value, torch.Tensor):
+        return fn(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map_buffers(v, fn) for v in value)
+    return value
+
+
+def accumulated_compare(
+    outputs: Sequence[str],
+    written: Written,
+    reduce_dim: Callable[[dict], int],
+    reference_impl: Callable,
+    params: Sequence[str],
+    *,
+    factors: Sequence[str],
+    addend: str | None = None,
+    alpha: str | None = "alpha",
+    beta: str | None = "beta",
+) -> Callable[[Any, Any, dict, Inputs], Comparison]:
+    """A spec `compare` for products accumulated in float32 / complex64 (gemm, gemv, dot): the elements
+    BLAS writes are judged by operators.tolerance.compare_accumulated, the fp32 accumulation bound that
+    TF32 fails; all other elements bit-exact; other dtypes as masked_compare. The bound's magnitudes come
+    from the reference itself run on copies of the pristine inputs: walk^2 = the reference with every
+    factor buffer replaced by |x|^2, alpha by |alpha|^2 and beta by 0 (sum_k |alpha a_k b_k|^2); drift =
+    |the reference with beta = 0| (|alpha sum_k a_k b_k|); addend = |beta| |C| (0 when beta == 0: C is
+    not read). The reference output itself is the float64 result rounded once (within the bound's MU
+    term)."""
+    invoke = make_invoke(params, outputs)
+    fallback = masked_compare(outputs, written, reduce_dim)
+
+    def run(inputs: Inputs, **changes: Any) -> list[Any]:
+        copy = {k: _map_buffers(v, lambda t: t.clone()) for k, v in inputs.items()}
+        copy.update(changes)
+        return as_outputs(invoke(reference_impl, copy), len(outputs))
+
+    def compare(out: Any, ref: Any, case: dict, inputs: Inputs) -> Comparison:
+        refs = as_outputs(ref, len(outputs))
+        first = refs[0][0] if isinstance(refs[0], (list, tuple)) and refs[0] else refs[0]
+        if not isinstance(first, torch.Tensor) or first.dtype not in ACCUMULATED_DTYPES:
+            return fallback(out, ref, case, inputs)
+        outs = as_outputs(out, len(outputs))
+        if len(outs) != len(refs):
+            return Comparison(False, reason=f"expected {len(refs)} outputs, got {len(outs)}")
+        a = inputs[alpha] if alpha else 1.0
+        b = inputs[beta] if beta else 0.0
+        squares: dict[str, Any] = {
+            f: _map_buffers(inputs[f], lambda t: t.abs().square().to(t.dtype)) for f in factors
+        }
+        if alpha:
+            squares[alpha] = abs(a) ** 2
+        if beta:
+            squares[beta] = 0.0
+        walk2 = run(inputs, **squares)
+        drift = run(inputs, **({beta: 0.0} if beta else {}))
+        k = reduce_dim(case)
+        worst_abs, worst_rel = 0.0, 0.0
+        for slot, name in enumerate(outputs):
+            o_all, r_all, w_all, d_all = outs[slot], refs[slot], walk2[slot], drift[slot]
+            is_list = isinstance(r_all, (list, tuple))
+            if is_list and (not isinstance(o_all, (list, tuple)) or len(o_all) != len(r_all)):
+                return Comparison(False, reason=f"{name}: expected a list of {len(r_all)} tensors")
+            if is_list:
+                pairs = list(enumerate(zip(o_all, r_all, w_all, d_all, strict=True)))
+            else:
+                pairs = [(None, (o_all, r_all, w_all, d_all))]
+            for i, (o, r, w2, d) in pairs:
+                what = name if i is None else f"{name}[{i}]"
+                if not isinstance(o, torch.Tensor):
+                    return Comparison(False, reason=f"{what}: expected a tensor, got {type(o).__name__}")
+                if o.dtype != r.dtype or tuple(o.shape) != tuple(r.shape):
+                    return compare_tensors(o, r, what=what)
+                mask = written(inputs, name, i, r)
+                o = o.detach().to(r.device)
+                untouched = compare_tensors(o[~mask], r[~mask], exact=True, what=f"{what} (elements BLAS must not write)")
+                if not untouched.passed:
+                    return untouched
+                if addend and b != 0:
+                    c_in = inputs[addend][i] if i is not None else inputs[addend]
+                    extra: torch.Tensor | float = abs(b) * widen(c_in.detach())[0].abs()[mask]
+                else:
+                    extra = 0.0
+                c = compare_accumulated(
+                    o[mask],
+                    r[mask],
+                    walk=widen(w2.detach())[0].abs()[mask].sqrt(),
+                    drift=widen(d.detach())[0].abs()[mask],
+                    addend=extra,
+                    reduce_len=k,
+                    dtype=r.dtype,
+                    what=what,
+                )
                 if not c.passed:
                     return c
                 worst_abs = max(worst_abs, c.max_abs_err or 0.0)

@@ -329,6 +329,18 @@ def _gemv_reduce(case: dict) -> int:
     return max(1, _gemv_lengths(case)[0])
 
 
+def _gemv_compare(name: str, dtype: str, params: tuple[str, ...], batched: bool = False):
+    """float32 / complex64: the fp32 accumulation bound TF32 fails (tolerance.compare_accumulated);
+    other dtypes: None (the dtype tolerance with atol = 1e-4 x reduction length)."""
+    if dtype not in ("float32", "complex64"):
+        return None
+    factors = ("Aarray", "xarray") if batched else ("A", "x")
+    output = "yarray" if batched else "y"
+    return B.accumulated_compare(
+        (output,), _y_written, _gemv_reduce, globals()[name], params, factors=factors, addend=output
+    )
+
+
 GEMV_PARAMS = ("trans", "m", "n", "alpha", "A", "lda", "x", "incx", "beta", "y", "incy")
 STRIDED_PARAMS = (
     "trans",
@@ -394,6 +406,7 @@ def _gemv_spec(name: str, dtype: str, full: list[dict]) -> OperatorSpec:
         make_inputs=_gemv_inputs(dtype),
         written=_y_written,
         reduce_dim=_gemv_reduce,
+        compare=_gemv_compare(name, dtype, GEMV_PARAMS),
         cost_model=_gemv_cost(dtype),
         vendor=vendor_for(name),
     )
@@ -458,6 +471,7 @@ def _strided_spec(name: str, dtype: str) -> OperatorSpec:
         make_inputs=_strided_inputs(dtype),
         written=_y_written,
         reduce_dim=_gemv_reduce,
+        compare=_gemv_compare(name, dtype, STRIDED_PARAMS),
         cost_model=_gemv_cost(dtype),
         vendor=vendor_for(name),
     )
@@ -502,6 +516,7 @@ def _batched_spec(name: str, dtype: str, full: list[dict]) -> OperatorSpec:
         make_inputs=_batched_inputs(dtype),
         written=_y_written,
         reduce_dim=_gemv_reduce,
+        compare=_gemv_compare(name, dtype, BATCHED_PARAMS, batched=True),
         cost_model=_gemv_cost(dtype),
         vendor=vendor_for(name),
     )

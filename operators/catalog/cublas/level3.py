@@ -483,6 +483,12 @@ def _gemm_spec(name: str, dtype: str, kind: str, full: list[dict], extra_notes: 
         "Carray[i] is written in place.",
     }[kind]
     entry = globals()[name]
+    factors = ("Aarray", "Barray") if kind == "batched" else ("A", "B")
+    compare = None
+    if dtype in ("float32", "complex64"):  # fp32 accumulation: the bound TF32 fails (tolerance.compare_accumulated)
+        compare = B.accumulated_compare(
+            (output,), _c_written, lambda case: max(1, case["k"]), entry, params, factors=factors, addend=output
+        )
     return B.blas_spec(
         name=name,
         category="matmul",
@@ -499,6 +505,7 @@ def _gemm_spec(name: str, dtype: str, kind: str, full: list[dict], extra_notes: 
         make_inputs=_gemm_inputs(dtype, kind),
         written=_c_written,
         reduce_dim=lambda case: max(1, case["k"]),
+        compare=compare,
         cost_model=_gemm_cost(dtype),
         notes=extra_notes,
         vendor=vendor_for(name),

@@ -14,6 +14,7 @@ import sys
 from collections import Counter
 
 from evaluator.harness.bundle import run_bundle
+from evaluator.harness.harness import HarnessConfig
 from operators import registry
 
 
@@ -47,7 +48,7 @@ def main() -> int:
         )
     results = run_bundle(
         {"schema": "kgb.jobs/1", "chip": "", "jobs": jobs},
-        device=args.device,
+        config=HarnessConfig(device=args.device),
         workers=args.workers,
         progress=lambda m: print(m, file=sys.stderr, flush=True),
     )

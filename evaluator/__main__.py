@@ -17,6 +17,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 TIERS = ("smoke", "full", "edge", "perf")
 FLUSH_HELP = "how L2 is emptied before each timed call: write (default, do_bench's way) or read (clean, as ncu)"
@@ -86,6 +87,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _harness_config(args: argparse.Namespace, **fixed: Any) -> Any:
+    """The HarnessConfig of the options `check` and `bundle run` share; `fixed` adds the rest."""
+    from evaluator.harness.harness import HarnessConfig
+
+    options = {key: value for key, value in fixed.items() if value is not None}
+    return HarnessConfig(
+        device=args.device,
+        peaks_file=args.peaks,
+        max_cases=args.max_cases,
+        time_budget_s=args.time_budget,
+        host_memory_limit_bytes=_host_memory_bytes(args.host_memory_gib),
+        **options,
+    )
+
+
 def _check(args: argparse.Namespace) -> int:
     from evaluator.harness import Harness
     from evaluator.harness.evaluate import HarnessError
@@ -97,16 +113,7 @@ def _check(args: argparse.Namespace) -> int:
         print(f"error: cannot read solution {path}: {exc}", file=sys.stderr)
         return 2
     try:
-        with Harness(
-            device=args.device,
-            chip=args.chip,
-            peaks_file=args.peaks,
-            max_cases=args.max_cases,
-            time_budget_s=args.time_budget,
-            host_memory_limit_bytes=_host_memory_bytes(args.host_memory_gib),
-            flush=args.flush,
-            clock=args.clock,
-        ) as harness:
+        with Harness(_harness_config(args, chip=args.chip, flush=args.flush, clock=args.clock)) as harness:
             result = harness.evaluate(
                 args.operator,
                 source,
@@ -149,17 +156,13 @@ def _bundle_run(args: argparse.Namespace) -> int:
     try:
         results = run_bundle(
             jobs,
-            device=args.device,
+            config=_harness_config(args),
             workers=args.workers,
-            progress=progress,
-            peaks_file=args.peaks,
-            time_budget_s=args.time_budget,
-            max_cases=args.max_cases,
             timing=not args.no_timing,
-            host_memory_limit_bytes=_host_memory_bytes(args.host_memory_gib),
-            checkpoint=write,
             flush=args.flush,
             clock=args.clock,
+            progress=progress,
+            checkpoint=write,
         )
     except BundleError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -7,6 +7,7 @@ source) gets a result with verdict runtime_error and a reason starting "bundle:"
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import hashlib
 import os
 import threading
@@ -16,7 +17,7 @@ from typing import Any
 from evaluator.harness import RESULT_SCHEMA, signing
 from evaluator.harness.backends import DEFAULT_TIMING_PROTOCOL, parse_timing_protocol
 from evaluator.harness.evaluate import HarnessError
-from evaluator.harness.harness import TIMED_TIERS, Harness
+from evaluator.harness.harness import TIMED_TIERS, Harness, HarnessConfig
 from evaluator.harness.result import new_result
 
 JOBS_SCHEMA = "kgb.jobs/1"
@@ -67,21 +68,19 @@ def _job_problem(job: Any) -> str | None:
 def run_bundle(
     jobs: dict[str, Any],
     *,
-    device: str | None = None,
+    config: HarnessConfig | None = None,
     workers: int = 1,
-    progress: Callable[[str], None] | None = None,
-    peaks_file: str | None = None,
-    time_budget_s: float = 1.5,
-    max_cases: int | None = None,
     timing: bool = True,
-    host_memory_limit_bytes: int | None = None,
-    checkpoint: Callable[[dict[str, Any]], None] | None = None,
     flush: str | None = None,
     clock: str | None = None,
+    progress: Callable[[str], None] | None = None,
+    checkpoint: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """The signed results document of a job bundle. `checkpoint`, when given, receives a complete
-    (signed) document of the jobs finished so far after each one, so a run cut off by a time limit
-    keeps what it finished."""
+    """The signed results document of a job bundle, evaluated with `config` (the bundle supplies
+    the chip, `workers` the pool size; `timing=False` checks correctness only). The timing
+    protocol is `flush`/`clock` where given, else the bundle's, else the default. `checkpoint`,
+    when given, receives a complete (signed) document of the jobs finished so far after each
+    one, so a run cut off by a time limit keeps what it finished."""
     if not isinstance(jobs, dict) or jobs.get("schema") != JOBS_SCHEMA:
         raise BundleError(f"not a job bundle (schema must be {JOBS_SCHEMA!r})")
     job_list = jobs.get("jobs")
@@ -94,19 +93,15 @@ def run_bundle(
         bundle_flush, bundle_clock = parse_timing_protocol(jobs.get("timing_protocol", DEFAULT_TIMING_PROTOCOL))
     except ValueError as exc:
         raise BundleError(f"the bundle's 'timing_protocol': {exc}") from None
-    flush, clock = flush or bundle_flush, clock or bundle_clock
-    with Harness(
-        device=device,
+    config = dataclasses.replace(
+        config or HarnessConfig(),
         chip=chip,
         pool_size=max(1, workers),
-        peaks_file=peaks_file,
-        time_budget_s=time_budget_s,
-        max_cases=max_cases,
         time_tiers=TIMED_TIERS if timing else (),
-        host_memory_limit_bytes=host_memory_limit_bytes,
-        flush=flush,
-        clock=clock,
-    ) as harness:
+        flush=flush or bundle_flush,
+        clock=clock or bundle_clock,
+    )
+    with Harness(config) as harness:
         environment = dict(harness.environment)
         finished: dict[int, dict[str, Any]] = {}  # by job number, filled as workers finish
         finished_lock = threading.Lock()

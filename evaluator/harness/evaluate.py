@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import math
-import os
 import secrets
 import time
 from collections.abc import Iterator
@@ -20,11 +19,11 @@ from typing import Any
 
 import torch
 
-from evaluator.harness import policy, wire
+from evaluator.harness import hidden, policy, wire
 from evaluator.harness.backends import Backend, Peaks
 from evaluator.harness.gate import DeviceGate
 from evaluator.harness.pool import Child, ChildGone, WarmPool, send_bye
-from evaluator.harness.result import jsonable, new_result, scrub, secret_strings
+from evaluator.harness.result import jsonable, new_result
 from evaluator.harness.specs import Locator
 from evaluator.harness.wire import tensor_items
 from operators.spec import Comparison, OperatorSpec, Rng
@@ -135,53 +134,38 @@ def needs_launch(spec: OperatorSpec, ref: Any, pristine: dict[str, Any], ref_inp
 class Attempt:
     """State of one evaluation; `run()` returns the result document."""
 
-    def __init__(
-        self,
-        *,
-        spec: OperatorSpec,
-        locator: Locator,
-        source: str,
-        file_name: str,
-        backend: Backend,
-        pool: WarmPool,
-        tier: str,
-        seed: int | None,
-        secret_seed: bool,
-        timeout_s: float,
-        environment: dict[str, Any],
-        peaks: Peaks | None,
-        time_tiers: tuple[str, ...],
-        static_policy: bool = True,
-        time_budget_s: float = 1.5,
-        max_cases: int | None = None,
-        flush: str = "write",
-        clock: str = "events",
-        hidden_cases: tuple[dict[str, Any], ...] = (),
-        gate: DeviceGate | None = None,
-    ) -> None:
-        self.flush = flush
-        self.clock = clock
+    def __init__(self, *, spec: OperatorSpec, locator: Locator, source: str, request: Any, harness: Any) -> None:
+        """`request` is a harness.AttemptRequest, `harness` the Harness (config, backend, pool,
+        peaks, gate and environment come from it)."""
+        config = harness.config
+        self.config, self.request = config, request
+        self.flush, self.clock = config.flush, config.clock
         # attempts side by side on one device share it while checking and take it alone to time
-        self.gate = gate or DeviceGate()
-        # held-out runs: HiddenCase dicts checked after the tier's own cases (evaluator/harness/hidden.py)
-        self.hidden_cases = hidden_cases
-        self.spec, self.locator, self.source, self.file_name = spec, locator, source, file_name
-        self.max_cases = max_cases
-        self.backend, self.pool, self.tier, self.timeout_s = backend, pool, tier, timeout_s
-        self.peaks, self.time_tiers = peaks, time_tiers
-        self.seed_tier = tier  # the tier whose cases are being drawn (perf after full on timing devices)
-        self.secret_seed = secret_seed
-        self.static_policy = static_policy
-        self.time_budget_s = time_budget_s
-        self.base_seed = seed if seed is not None else (secrets.randbits(62) if secret_seed else 0)
-        self.result = new_result(spec.id, tier, "secret" if secret_seed else "public", dict(environment))
-        if not secret_seed:
+        self.gate: DeviceGate = harness.gate
+        # held-out runs: HiddenCase dicts checked after the public run, in a child of their own
+        self.hidden_cases = request.hidden_cases
+        self.spec, self.locator, self.source, self.file_name = spec, locator, source, request.file_name
+        self.max_cases = config.max_cases
+        self.backend: Backend = harness.backend
+        self.pool: WarmPool = harness.pool
+        self.tier, self.timeout_s = request.tier, request.timeout_s
+        self.peaks: Peaks | None = harness.peaks
+        self.time_tiers = config.time_tiers
+        self.seed_tier = request.tier  # the tier whose cases are being drawn (perf after full on timing devices)
+        self.secret_seed = request.secret_seed
+        self.static_policy = config.static_policy
+        self.time_budget_s = config.time_budget_s
+        seed = request.seed
+        self.base_seed = seed if seed is not None else (secrets.randbits(62) if self.secret_seed else 0)
+        self.result = new_result(spec.id, self.tier, "secret" if self.secret_seed else "public", dict(harness.environment))
+        if not self.secret_seed:
             self.result["seed"] = self.base_seed
-        self.device = backend.device_type
+        self.device = self.backend.device_type
+        self.private_paths: list[str] = []  # the candidates' directories, scrubbed from the result
         # where the attempt's wall time went (trusted-side phases next to the candidate's own calls),
         # so a slow attempt can be explained from its result alone
         self.profile = {
-            "acquire_s": 0.0,
+            "acquire_s": 0.0,  # the public child and, for held-out runs, the hidden cases' child
             "load_s": 0.0,
             "inputs_s": 0.0,
             "reference_s": 0.0,
@@ -199,6 +183,7 @@ class Attempt:
         }
         self.child: Child | None = None
         self.deadline = 0.0
+        self.hidden_phase = False  # checking hidden cases in their own child
 
     # ---- helpers -----------------------------------------------------------
     @contextlib.contextmanager
@@ -221,6 +206,8 @@ class Attempt:
         return self.result
 
     def finding(self, layer: str, detail: str) -> None:
+        if self.hidden_phase:  # what the candidate did on hidden inputs is not described
+            detail = hidden.HIDDEN_FAILURE
         entry = {"layer": layer, "detail": detail}
         if entry not in self.result["findings"] and len(self.result["findings"]) < 50:
             self.result["findings"].append(entry)
@@ -276,7 +263,7 @@ class Attempt:
         return kept
 
     def _run(self) -> dict[str, Any]:
-        cases = self.tier_cases(self.tier) + list(self.hidden_cases)
+        cases = self.tier_cases(self.tier)
         if not cases:
             raise HarnessError(f"{self.spec.id} has no cases in tier {self.tier!r}")
         try:
@@ -290,35 +277,52 @@ class Attempt:
                 self.finding("static", f"line {item.line}: {item.detail}")
             return self.finish("cheat_detected", f"static policy: line {static[0].line}: {static[0].detail}")
 
+        self.deadline = time.monotonic() + self.timeout_s
+        self._in_fresh_child(lambda: self._run_in_child(cases), publish_output=True)
+        if self.hidden_cases and self.result["verdict"] == "correct":
+            # a fresh child that never saw the public run, and whose only published output is
+            # pass/fail per hidden case: nothing it says after seeing hidden inputs reaches the result
+            self._in_fresh_child(self._run_hidden, publish_output=False)
+        return self.result
+
+    def _in_fresh_child(self, body: Any, *, publish_output: bool) -> dict[str, Any]:
         acquire_started = time.monotonic()
         self.child = self.pool.acquire()
-        self.profile["acquire_s"] = time.monotonic() - acquire_started
-        self.result["environment"]["isolation"] = dict(self.child.isolation)
-        self.deadline = time.monotonic() + self.timeout_s
+        self.profile["acquire_s"] += time.monotonic() - acquire_started
+        self.private_paths.append(self.child.workdir)
+        if publish_output:
+            self.result["environment"]["isolation"] = dict(self.child.isolation)
+        elif not self.child.isolation.get("complete"):
+            self.result["environment"]["isolation"]["complete"] = False
         try:
-            return self._run_in_child(cases)
+            return body()
         except ChildGone as gone:
+            if not publish_output:
+                return self.finish("timeout" if gone.timed_out else "runtime_error", hidden.HIDDEN_FAILURE)
             if gone.timed_out:
-                return self.finish("timeout", f"no answer within {self.timeout_s:g} s (every process of the attempt killed)")
+                return self.finish(
+                    "timeout", f"no answer within {self.timeout_s:g} s (every process of the attempt killed)"
+                )
             return self.finish("runtime_error", gone.reason)
         except wire.MalformedOutput as exc:
+            if not publish_output:
+                return self.finish("runtime_error", hidden.HIDDEN_FAILURE)
             return self.finish("runtime_error", f"malformed reply from the candidate process: {exc}")
         finally:
             send_bye(self.child)
-            tail = self.child.output_tail()
-            paths = [self.child.workdir]
-            hidden = secret_strings() + ([str(self.base_seed)] if self.secret_seed else [])
-            self.result["stderr_tail"] = scrub(tail, secrets=hidden, paths=paths)
+            if publish_output:
+                self.result["stderr_tail"] = self.child.output_tail()
             self.pool.release(self.child)
 
-    def _run_in_child(self, cases: list[dict[str, Any]]) -> dict[str, Any]:
+    def _load(self) -> dict[str, Any] | None:
+        """Load the solution in the current child: None when loaded, else the final verdict."""
         assert self.child is not None
         self.child.send(
             {"type": "load", "locator": list(self.locator), "source": self.source, "file_name": self.file_name}
         )
         load_started = time.monotonic()
         loaded = self.child.receive(self.deadline)
-        self.profile["load_s"] = time.monotonic() - load_started
+        self.profile["load_s"] += time.monotonic() - load_started
         if loaded.get("type") == "error":
             return self.finish("compile_error", f"loading the solution failed: {loaded.get('message')}")
         if loaded.get("type") == "missing":
@@ -326,6 +330,27 @@ class Attempt:
             return self.finish("missing_entrypoint", f"the solution does not define: {missing}")
         if loaded.get("type") != "loaded":
             return self.finish("runtime_error", "the candidate process answered out of protocol")
+        return None
+
+    def _run_hidden(self) -> dict[str, Any]:
+        """Check the hidden cases in the current (fresh) child; only pass/fail per case is kept."""
+        self.hidden_phase = True
+        self.seed_tier = self.tier  # the public run may have drawn perf inputs last
+        public_cases, findings_before = len(self.result["cases"]), len(self.result["findings"])
+        if self._load() is not None:
+            return self.finish("runtime_error", hidden.HIDDEN_FAILURE)
+        checked = self._check_cases(list(self.hidden_cases), SEEDS_PER_CASE[self.tier], first_index=public_cases)
+        if isinstance(checked, dict) or len(self.result["findings"]) > findings_before:
+            verdict = "cheat_detected" if len(self.result["findings"]) > findings_before else self.result["verdict"]
+            return self.finish(verdict, hidden.HIDDEN_FAILURE)
+        if checked[0]:
+            return self.finish("incorrect", f"{checked[0]} of {len(self.hidden_cases)} {hidden.HIDDEN_CASE_REASON}")
+        return self.finish("correct", f"{self.result['reason']}; {len(self.hidden_cases)} hidden case(s) passed")
+
+    def _run_in_child(self, cases: list[dict[str, Any]]) -> dict[str, Any]:
+        failed_to_load = self._load()
+        if failed_to_load is not None:
+            return failed_to_load
 
         draws = SEEDS_PER_CASE.get(self.tier, 2)
         checked = self._check_cases(cases, draws)
@@ -377,7 +402,7 @@ class Attempt:
         return self.finish("correct", f"all {len(cases)} cases passed ({draws} input draw(s) each)")
 
     def _check_cases(
-        self, cases: list[dict[str, Any]], draws: int, *, tier_label: str | None = None
+        self, cases: list[dict[str, Any]], draws: int, *, tier_label: str | None = None, first_index: int = 0
     ) -> dict[str, Any] | tuple[int, tuple[int, dict[str, Any]] | None]:
         """Check each case on `draws` fresh inputs, appending one entry per case to the result.
         Returns a final verdict dict, or (number of failed cases, the first case to ghost-replay)."""
@@ -386,7 +411,7 @@ class Attempt:
         # bool, an add_ with alpha 0.001) "nothing computed" can be within tolerance by accident
         ghost_case: tuple[int, dict[str, Any]] | None = None
         ghost_size = 0
-        for index, case in enumerate(cases):
+        for index, case in enumerate(cases, start=first_index):
             entry: dict[str, Any] = {
                 "params": jsonable(case),
                 "passed": True,

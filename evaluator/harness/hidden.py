@@ -1,9 +1,11 @@
 """Hidden cases of held-out runs: extra `full`-tier correctness cases that live outside the public
 catalog (the site operator's private file), so a solution cannot be tuned to them.
 
-The candidate process only ever sees their inputs. The result must not describe them either: a
-hidden case's entry shows `HIDDEN_PARAMS` instead of its parameters, and nothing the candidate
-could have shaped from those inputs (error texts, error sizes, its own output) is reported.
+They run last, in a fresh candidate process of their own (evaluate.Attempt._run_hidden) that
+never saw the public run and whose only published output is pass/fail per hidden case: a hidden
+case's entry shows `HIDDEN_PARAMS` instead of its parameters, and nothing the candidate could have
+shaped from those inputs (error texts, error sizes, findings, its output) is reported. The public
+run's child never sees a hidden input, so its output can be published as usual.
 Pure Python (no torch import here): the site validates its file with the same functions.
 """
 
@@ -15,8 +17,7 @@ from typing import Any
 HIDDEN_TIER = "full"  # hidden cases extend this tier, and take the keys of its cases
 HIDDEN_PARAMS = {"hidden": True}
 HIDDEN_CASE_REASON = "failed (a hidden case: its parameters and errors are not shown)"
-WITHHELD_OUTPUT = "(withheld: the candidate process saw the inputs of hidden cases)"
-ERROR_VERDICTS = ("compile_error", "runtime_error", "timeout")
+HIDDEN_FAILURE = "a check failed while the hidden cases were evaluated (details are not shown)"
 
 
 class HiddenCase(dict):
@@ -64,26 +65,12 @@ def _is_hidden(entry: dict[str, Any]) -> bool:
 def redact(result: dict[str, Any]) -> None:
     """Make a result document safe to publish after hidden cases were evaluated (in place), and
     record how many were: `hidden_cases`. Hidden entries get `"hidden": true`, no error sizes and,
-    when failed, a fixed reason; a verdict reason that came from a hidden case is replaced; the
-    candidate's output is withheld, since the candidate could have printed what it was given."""
+    when failed, a fixed reason (the verdict's reason is fixed by the evaluation itself)."""
     cases = result.get("cases") or []
     hidden = [entry for entry in cases if _is_hidden(entry)]
     result["hidden_cases"] = len(hidden)
-    if not hidden:
-        return
     for entry in hidden:
         entry.update(hidden=True, max_abs_err=None, max_rel_err=None)
+        entry.pop("timing", None)
         if not entry.get("passed"):
             entry["reason"] = HIDDEN_CASE_REASON
-    result["stderr_tail"] = WITHHELD_OUTPUT
-    verdict, reason = result.get("verdict"), str(result.get("reason", ""))
-    # the evaluation names a case by its params, so a hidden case shows up as HIDDEN_PARAMS in
-    # the reason; an error verdict reached on a hidden case is about that case whatever its text
-    decided_by_hidden = repr(HIDDEN_PARAMS) in reason or (verdict in ERROR_VERDICTS and _is_hidden(cases[-1]))
-    if not decided_by_hidden:
-        return
-    if verdict == "incorrect":
-        failed = sum(1 for entry in cases if not entry.get("passed"))
-        result["reason"] = f"{failed} of {len(cases)} cases failed, hidden cases among them ({HIDDEN_CASE_REASON})"
-    else:
-        result["reason"] = f"{verdict} once hidden cases were being checked (details are not shown)"

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import codecs
+import json
 import os
 import platform
 import re
+import urllib.parse
 from typing import Any
 
 from evaluator.harness import HARNESS_VERSION, RESULT_SCHEMA
@@ -80,14 +84,79 @@ def secret_strings() -> list[str]:
     return [v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 6]
 
 
-def scrub(text: str, *, secrets: list[str], paths: list[str], limit: int = STDERR_TAIL_CHARS) -> str:
-    for secret in sorted(secrets, key=len, reverse=True):
+MIN_ENCODED_CHARS = 8  # shorter fragments of an encoding would match ordinary text
+
+
+def _base64_cores(raw: bytes) -> set[str]:
+    """The part of each base64 (standard, url-safe) or base32 encoding of `raw` that does not
+    depend on where `raw` sits in a longer encoded text (the bytes before it shift its bits)."""
+    cores = set()
+    for encode, bits in ((base64.b64encode, 6), (base64.urlsafe_b64encode, 6), (base64.b32encode, 5)):
+        group = 3 if bits == 6 else 5
+        for before in range(group):
+            text = encode(b"\0" * before + raw).decode()
+            start = -(-8 * before // bits)  # first character made only of `raw`'s bits
+            end = 8 * (before + len(raw)) // bits
+            core = text[start:end]
+            if len(core) >= MIN_ENCODED_CHARS:
+                cores.add(core)
+    return cores
+
+
+def secret_variants(secret: str) -> set[str]:
+    """The secret and the common ways a candidate could write it out to slip past an exact match."""
+    raw = secret.encode("utf-8", "surrogatepass")
+    variants = {
+        secret,
+        secret[::-1],
+        raw.hex(),
+        raw.hex().upper(),
+        "".join(f"\\x{b:02x}" for b in raw),
+        urllib.parse.quote(secret, safe=""),
+        json.dumps(secret)[1:-1],
+        codecs.encode(secret, "rot13"),
+        ", ".join(str(b) for b in raw),
+        ",".join(str(b) for b in raw),
+        " ".join(f"{b:02x}" for b in raw),
+    }
+    variants |= _base64_cores(raw)
+    return {v for v in variants if len(v) >= min(len(secret), MIN_ENCODED_CHARS)}
+
+
+def _clean(text: str, patterns: list[tuple[str, str]]) -> str:
+    for needle, replacement in patterns:
+        if needle in text:
+            text = text.replace(needle, replacement)
+    lowered = text.lower()
+    for needle, replacement in patterns:  # hex written in mixed case
+        if needle.isascii() and needle.lower() != needle and needle.lower() in lowered:
+            text = re.sub(re.escape(needle), replacement, text, flags=re.IGNORECASE)
+    return "".join(ch for ch in text if ch in "\n\t" or ch.isprintable())
+
+
+def scrub_result(result: dict[str, Any], *, secrets: list[str], paths: list[str]) -> None:
+    """Scrub every string of a result document in place (reason, case reasons, findings, timing
+    notes, stderr, exception texts): known secrets in any common encoding become `<redacted>`,
+    the candidate's private paths `<tmp>`, unprintable characters go. Defence in depth: the
+    sandbox keeps secrets out of the candidate's reach in the first place."""
+    patterns: list[tuple[str, str]] = []
+    for secret in secrets:
         if secret:
-            text = text.replace(secret, "<redacted>")
-    for path in paths:
-        if path:
-            text = text.replace(path, "<tmp>")
-    text = "".join(ch for ch in text if ch in "\n\t" or ch.isprintable())
-    if len(text) > limit:
-        text = "…" + text[-limit:]
-    return text
+            patterns += [(variant, "<redacted>") for variant in secret_variants(secret)]
+    patterns.sort(key=lambda item: len(item[0]), reverse=True)
+    patterns += [(path, "<tmp>") for path in paths if path]
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return _clean(value, patterns)
+        if isinstance(value, dict):
+            return {key: walk(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    for key in list(result):
+        result[key] = walk(result[key])
+    tail = result.get("stderr_tail") or ""
+    if len(tail) > STDERR_TAIL_CHARS:
+        result["stderr_tail"] = "…" + tail[-STDERR_TAIL_CHARS:]

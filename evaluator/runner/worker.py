@@ -27,6 +27,7 @@ log = logging.getLogger("kgb.runner")
 SETTINGS: dict = {}
 CLIENT: SiteClient | None = None
 HARNESS = None
+SECRETS: tuple[str, ...] = ()  # the runner token, scrubbed from every result
 NOT_ACTIVE_BACKOFF_S = 5.0
 ORPHAN_GRACE_S = 30.0
 FINAL_CLAIM_ANSWERS = {"already_recorded", "job_failed", "job_cancelled", "not_found"}
@@ -70,7 +71,9 @@ def _make_harness():
     config = SETTINGS["config"]
     # a site from before the protocol was configurable ranks the harness defaults
     flush, clock = parse_timing_protocol(config.get("timing_protocol") or DEFAULT_TIMING_PROTOCOL)
-    return Harness(device=None, chip=config["chip"], pool_size=1, flush=flush, clock=clock)
+    # the token is scrubbed from every result in any common encoding (the sandbox keeps it out of
+    # the candidate's reach; this is the second line)
+    return Harness(device=None, chip=config["chip"], pool_size=1, flush=flush, clock=clock, secrets=SECRETS)
 
 
 @signals.worker_process_init.connect
@@ -166,11 +169,15 @@ def _stop_when_orphaned(parent_pid: int) -> None:
 
 
 def main() -> int:
-    global CLIENT
+    global CLIENT, SECRETS
+    from evaluator.harness import sandbox
+
+    sandbox.set_undumpable()  # it holds the runner token: no same-uid process may read its memory
     SETTINGS.update(json.loads(sys.stdin.readline()))
     sys.stdin.close()
     sys.stdin = open(os.devnull)  # Celery's CLI inspects stdin; the settings pipe is closed
     token = SETTINGS.pop("token")
+    SECRETS = (token,)
     CLIENT = SiteClient(SETTINGS["site"], token)
     app = build_app(SETTINGS)
     argv = [

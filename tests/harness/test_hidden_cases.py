@@ -8,9 +8,10 @@ import json
 
 import pytest
 
+from evaluator.harness.harness import HarnessConfig
 from evaluator.harness import bundle
 from evaluator.harness.evaluate import HarnessError
-from evaluator.harness.hidden import HIDDEN_PARAMS, WITHHELD_OUTPUT
+from evaluator.harness.hidden import HIDDEN_FAILURE, HIDDEN_PARAMS
 from evaluator.runner import worker
 from tests.harness import specs
 from tests.harness.conftest import SOLUTIONS, read
@@ -67,7 +68,7 @@ def test_a_correct_solution_passes_the_hidden_cases(harness):
     assert result["verdict"] == "correct", result["reason"]
     assert result["hidden_cases"] == 2
     assert [case["passed"] for case in result["cases"] if case.get("hidden")] == [True, True]
-    assert result["stderr_tail"] == WITHHELD_OUTPUT
+    assert "hidden case(s) passed" in result["reason"]
 
 
 def test_what_the_candidate_prints_or_raises_about_a_hidden_case_is_not_published(harness):
@@ -81,7 +82,9 @@ def test_what_the_candidate_prints_or_raises_about_a_hidden_case_is_not_publishe
     result = harness.evaluate(specs.ADD, source, tier="full", timeout_s=120, hidden_cases=[HIDDEN])
     assert result["verdict"] == "runtime_error"
     assert result["cases"][-1]["params"] == HIDDEN_PARAMS
-    assert result["stderr_tail"] == WITHHELD_OUTPUT
+    assert result["reason"] == HIDDEN_FAILURE
+    # the published output is the public child's, which never saw a hidden input
+    assert "saw shape" in result["stderr_tail"]
     for trace in HIDDEN_TRACES:
         assert trace not in published_text(result), trace
 
@@ -141,7 +144,7 @@ def test_bundle_jobs_hand_their_hidden_cases_to_the_harness(monkeypatch):
     monkeypatch.setattr(bundle, "Harness", RecordingHarness)
     monkeypatch.setattr(RecordingHarness, "calls", [])
     jobs = [job("with", hidden_cases=[HIDDEN]), job("without"), job("malformed", hidden_cases={"shape": [1]})]
-    results = bundle.run_bundle({"schema": bundle.JOBS_SCHEMA, "chip": "cpu", "jobs": jobs}, device="cpu")
+    results = bundle.run_bundle({"schema": bundle.JOBS_SCHEMA, "chip": "cpu", "jobs": jobs}, config=HarnessConfig(device="cpu"))
     assert [call["hidden_cases"] for call in RecordingHarness.calls] == [[HIDDEN], None]
     malformed = results["results"][2]["result"]
     assert malformed["verdict"] == "runtime_error" and "hidden_cases must be a list" in malformed["reason"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from evaluator.harness.harness import HarnessConfig
 from evaluator.harness import Harness, backends
 from evaluator.harness.evaluate import HarnessError
 from evaluator.harness.kernel_clock import Activity, spans_between_markers
@@ -114,7 +115,7 @@ def test_bundle_records_the_protocol_it_ran(fake_devices):
     from evaluator.harness.bundle import run_bundle
 
     job = {"job_id": "j1", "operator": "aten::add", "tier": "nope", "solution": {"source": "x = 1\n"}}
-    out = run_bundle({"schema": "kgb.jobs/1", "jobs": [job]}, device="fake", flush="read", clock="kernel")
+    out = run_bundle({"schema": "kgb.jobs/1", "jobs": [job]}, config=HarnessConfig(device="fake"), flush="read", clock="kernel")
     assert (out["environment"]["l2_flush"], out["environment"]["timing_clock"]) == ("read", "kernel")
     assert out["results"][0]["result"]["environment"]["timing_clock"] == "kernel"
 
@@ -124,10 +125,10 @@ def test_bundle_takes_its_protocol_from_the_bundle_unless_asked(fake_devices):
 
     job = {"job_id": "j1", "operator": "aten::add", "tier": "nope", "solution": {"source": "x = 1\n"}}
     bundle = {"schema": "kgb.jobs/1", "timing_protocol": "read:kernel", "jobs": [job]}
-    out = run_bundle(bundle, device="fake")
+    out = run_bundle(bundle, config=HarnessConfig(device="fake"))
     assert (out["environment"]["l2_flush"], out["environment"]["timing_clock"]) == ("read", "kernel")
-    out = run_bundle(bundle, device="fake", clock="events")
+    out = run_bundle(bundle, config=HarnessConfig(device="fake"), clock="events")
     assert (out["environment"]["l2_flush"], out["environment"]["timing_clock"]) == ("read", "events")
     for bad in ("read", "read:cupti", 7):
         with pytest.raises(BundleError, match="timing_protocol"):
-            run_bundle({**bundle, "timing_protocol": bad}, device="fake")
+            run_bundle({**bundle, "timing_protocol": bad}, config=HarnessConfig(device="fake"))

@@ -11,6 +11,7 @@ import sys
 import pytest
 import torch
 
+from evaluator.harness.harness import HarnessConfig
 from evaluator.harness import policy, signing, wire
 from evaluator.harness.bundle import BundleError, run_bundle
 from evaluator.harness.pool import REPO_ROOT
@@ -38,7 +39,7 @@ def test_policy_accepts_the_correct_solutions(path):
         ("cache: dict = dict()", "module-level mutable state"),
         ("def f(x, memo={}):\n    return x", "mutable default"),
         ("import functools\n@functools.lru_cache\ndef f(x):\n    return x", "caches results"),
-        ("def f(t):\n    return t.data_ptr()", ".data_ptr"),
+        ("def f(t):\n    return t.storage()", ".storage"),  # data_ptr() is allowed (pointer arrays, seeds)
         ("def f(t):\n    return t.untyped_storage()", ".untyped_storage"),
         ("exec('1')", "exec()"),
         ("import os", "'os'"),
@@ -113,7 +114,7 @@ def test_signing_roundtrip_and_tamper():
 
 def test_bundle_rejects_wrong_schema():
     with pytest.raises(BundleError):
-        run_bundle({"schema": "other"}, device="cpu")
+        run_bundle({"schema": "other"}, config=HarnessConfig(device="cpu"))
 
 
 def test_bundle_marks_bad_jobs_and_signs(monkeypatch):
@@ -148,7 +149,7 @@ def test_bundle_marks_bad_jobs_and_signs(monkeypatch):
         ],
     }
     checkpoints = []
-    out = run_bundle(jobs, device="cpu", checkpoint=checkpoints.append)
+    out = run_bundle(jobs, config=HarnessConfig(device="cpu"), checkpoint=checkpoints.append)
     # after each finished job, a complete signed document of the jobs done so far
     assert [[item["job_id"] for item in doc["results"]] for doc in checkpoints] == [
         ["bad-sha"],

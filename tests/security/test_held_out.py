@@ -152,25 +152,25 @@ print("PARENT", open(f"/proc/{os.getppid()}/cmdline", "rb").read() if os.path.ex
 def test_the_harness_never_sends_the_secret_seed_to_the_candidate_process(monkeypatch):
     """Every byte the trusted harness sends to the candidate's process is recorded, and what the
     candidate can see of its own environment, argv and parent is printed before any scrubbing."""
-    from evaluator.harness import Harness, wire
-    from evaluator.harness import evaluate as harness_evaluate
+    from evaluator.harness import Harness, pool, wire
     from tests.harness import specs
 
     sent: list[bytes] = []
     raw_output: list[str] = []
-    original_dumps, original_scrub = wire.dumps_to_child, harness_evaluate.scrub
+    original_dumps, original_tail = wire.dumps_to_child, pool.Child.output_tail
 
     def recording_dumps(obj, **kwargs):
         data = original_dumps(obj, **kwargs)
         sent.append(data)
         return data
 
-    def recording_scrub(text, **kwargs):
+    def recording_tail(child, *args, **kwargs):
+        text = original_tail(child, *args, **kwargs)
         raw_output.append(text)
-        return original_scrub(text, **kwargs)
+        return text
 
     monkeypatch.setattr(wire, "dumps_to_child", recording_dumps)
-    monkeypatch.setattr(harness_evaluate, "scrub", recording_scrub)
+    monkeypatch.setattr(pool.Child, "output_tail", recording_tail)
     seed = 0x5EC12E7_0DDBA11  # distinctive in every encoding
     source = LEAKY_CANDIDATE + (SOLUTIONS / "aten__add.py").read_text(encoding="utf-8")
     with Harness(device="cpu", pool_size=1, static_policy=False) as harness:

@@ -1,0 +1,5 @@
+import sys
+
+from kgb.cli import main
+
+sys.exit(main())

@@ -51,6 +51,15 @@ def _json_arg(text: str | None, flag: str) -> dict[str, Any]:
     return value
 
 
+def _temperature(text: str) -> float | None:
+    if text.lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or 'none': {text!r}") from None
+
+
 def resolve_operators(ids: list[str] | None, source: str | None) -> list[str]:
     from operators import registry
 
@@ -489,7 +498,8 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--rounds", type=int, help="upstream's protocol: up to R rounds, each retrying only what failed (default 1)")
     gen.add_argument("--reflection", action="store_true", help="rounds: send round r-1's code and verifier feedback")
     gen.add_argument("--samples", type=int, help="K independent samples per operator (pass@k by the unbiased estimator)")
-    gen.add_argument("--temperature", type=float, default=0.8, help="default 0.8 (upstream's default; its paper used 0 for pass@1)")
+    gen.add_argument("--temperature", type=_temperature, default=0.8,
+                     help="default 0.8 (upstream's default; its paper used 0 for pass@1); 'none' sends none")
     gen.add_argument("--max-tokens", type=int, default=16384, help="default 16384 (upstream's)")
     gen.add_argument("--max-tokens-param", choices=("max_tokens", "max_completion_tokens"), default="max_tokens",
                      help="OpenAI API: the name of the limit (OpenAI's reasoning models need max_completion_tokens)")
@@ -580,6 +590,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import logging
+
+    for noisy in ("httpx", "httpx2", "openai", "anthropic"):  # one line per HTTP request at INFO
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -151,13 +151,13 @@ class Provider:
         empty list where the server has no model listing (some OpenAI-compatible servers)."""
         try:
             page = self._client.models.list()
-            return [m.id for m in getattr(page, "data", [])]
+            return [m.id for m in (getattr(page, "data", None) or []) if getattr(m, "id", None)]
         except self._sdk.AuthenticationError as exc:
             raise KgbError(f"the server at {self.base_url or 'the default URL'} refused the API key ({_describe(exc)})")
         except self._sdk.APIConnectionError as exc:
             raise KgbError(f"cannot reach {self.base_url or 'the API'}: {_describe(exc)}; check --base-url") from None
-        except (self._sdk.NotFoundError, self._sdk.APIStatusError, self._sdk.APIResponseValidationError, ValueError):
-            return []
+        except (self._sdk.APIStatusError, self._sdk.APIResponseValidationError, ValueError, TypeError, AttributeError):
+            return []  # no listing here (404, or a reply of another shape): the first request will tell
 
     def complete(
         self,
@@ -186,11 +186,14 @@ class Provider:
         started = time.monotonic()
         try:
             response = retrying(self._call, messages, temperature=temperature, max_tokens=max_tokens)
-            text, model, finish, usage, usage_raw, response_id = self._parse(response)
+        except self._sdk.APIResponseValidationError as exc:
+            raise ProviderError(f"the server's reply is not a {self.api} API response ({_describe(exc)})") from None
         except self._sdk.APIError as exc:
             transient = self._transient(exc)
             suffix = f" (after {len(errors)} retries)" if errors else ""
             raise ProviderError(f"{_describe(exc)}{suffix}", transient=transient, status=_status_of(exc)) from None
+        try:
+            text, model, finish, usage, usage_raw, response_id = self._parse(response)
         except (ValueError, TypeError, AttributeError, KeyError) as exc:
             # a 200 reply that is not the API's JSON (an HTML error page, a proxy's text)
             raise ProviderError(f"the server's reply is not a {self.api} API response ({exc})") from None
@@ -286,10 +289,13 @@ class AnthropicProvider(Provider):
         kwargs: dict[str, Any] = {"model": self.model, "messages": turns, "max_tokens": max_tokens}
         if system:
             kwargs["system"] = system
+        extra = dict(self.extra_body)
         if temperature is not None:
-            kwargs["temperature"] = temperature
-        if self.extra_body:
-            kwargs["extra_body"] = self.extra_body
+            # this SDK's typed parameters no longer include sampling settings; the API still takes them for
+            # the models that support them, so it goes in the body
+            extra.setdefault("temperature", temperature)
+        if extra:
+            kwargs["extra_body"] = extra
         return self._client.messages.create(**kwargs)
 
     def _parse(self, response: Any) -> tuple[str, str, str, dict[str, int], dict[str, Any], str]:

@@ -65,6 +65,7 @@ class FakeModelServer:
         self.script: list[Reply] = []
         self.default: Reply | Callable[[dict[str, Any]], Reply] = Reply(text="I cannot help with that.")
         self.requests: list[dict[str, Any]] = []
+        self.models_reply: Reply | None = None  # what GET /models answers instead of the listing
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         server = self
@@ -76,7 +77,11 @@ class FakeModelServer:
             def do_GET(self) -> None:
                 server._record(self, None)
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, server.models_body())
+                    reply = server.models_reply
+                    if reply is not None:
+                        self._send(reply.status, reply.body, reply.headers)
+                    else:
+                        self._send(200, server.models_body())
                 else:
                     self._send(404, {"error": {"message": "not found", "type": "not_found"}})
 
@@ -131,7 +136,7 @@ class FakeModelServer:
 
     def _record(self, handler: BaseHTTPRequestHandler, payload: Any) -> None:
         with self._lock:
-            self.requests.append({"method": handler.command, "path": handler.path, "headers": dict(handler.headers), "json": payload})
+            self.requests.append({"method": handler.command, "path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()}, "json": payload})
 
     def _next(self, payload: dict[str, Any]) -> Reply:
         with self._lock:

@@ -29,7 +29,7 @@ import torch
 import triton
 
 from bench.harness_accuracy import KERNEL_NAMES, load_solution, ncu_kernel_durations
-from evaluator.harness import timing
+from evaluator.harness import timed, timing
 from evaluator.harness.backends.cuda import CudaBackend
 from operators.spec import Rng
 from tests.harness.specs import ADD, SOFTMAX
@@ -180,8 +180,8 @@ def main() -> None:
         first = make_set(op, shape, dtype, 100)
         out0 = caller(op, [first])(0)
         nbytes = set_bytes(first, out0)
-        # the harness's rule for the number of rotated sets (timing.time_attempt)
-        n_sets = max(2, min(timing.SETS_MAX, math.ceil(2 * l2 / nbytes), timing.SETS_BYTES_MAX // nbytes))
+        # the harness's rule for the number of rotated sets (timed.time_attempt)
+        n_sets = max(2, min(timed.SETS_MAX, math.ceil(2 * l2 / nbytes), timed.SETS_BYTES_MAX // nbytes))
         n_many = max(n_sets, 8)
         sets = [first] + [make_set(op, shape, dtype, 100 + k) for k in range(1, n_many)]
         call = caller(op, sets)

@@ -111,6 +111,22 @@ ALLOWED_ATEN = frozenset(
         "numel",
         "is_contiguous",
         "record_stream",
+        # dtype and broadcasting helpers (no data is read): what honest wrappers ask before launching
+        "promote_types",
+        "result_type",
+        "can_cast",
+        "is_floating_point",
+        "is_complex",
+        "is_signed",
+        "is_non_overlapping_and_dense",
+        "sym_is_contiguous",
+        "broadcast_to",
+        "squeeze_",
+        "unsqueeze_",
+        "transpose_",
+        "t_",
+        "as_strided_",
+        "detach_",
     }
 )
 
@@ -165,8 +181,26 @@ class State:
 STATE = State()
 
 
+def _as_candidate_code(fn: Any) -> Any:
+    """`fn` (a grid callable or a pre-run hook the candidate handed to Triton) runs traced, like
+    the rest of the candidate's host code, although Triton calls it from inside a launch."""
+    if not callable(fn):
+        return fn
+
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        saved, STATE.in_triton = STATE.in_triton, 0
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            STATE.in_triton = saved
+
+    return traced
+
+
 def _patch_triton_launches() -> None:
-    """Count launches made while candidate code runs, and let the ghost replay switch them off."""
+    """Count launches made while candidate code runs, and let the ghost replay switch them off.
+    Only Triton's own work inside a launch goes untraced: the grid callable and the pre-run hooks
+    the candidate passes are candidate code and are traced."""
     from triton.runtime import jit
 
     classes: list[Any] = [jit.JITFunction]
@@ -182,11 +216,17 @@ def _patch_triton_launches() -> None:
         def run(
             self: Any, *args: Any, _original: Any = original, interpreted: bool = interpreted, **kwargs: Any
         ) -> Any:
+            hooks = None
             if STATE.in_candidate:
                 if STATE.ghost:
                     return None
                 if not kwargs.get("warmup"):
                     STATE.launches += 1
+                if "grid" in kwargs:
+                    kwargs["grid"] = _as_candidate_code(kwargs["grid"])
+                hooks = getattr(self, "pre_run_hooks", None)
+                if hooks:
+                    self.pre_run_hooks = [_as_candidate_code(hook) for hook in hooks]
             STATE.in_triton += 1
             try:
                 if interpreted and STATE.suspend_registration is not None and STATE.in_triton == 1:
@@ -195,22 +235,58 @@ def _patch_triton_launches() -> None:
                 return _original(self, *args, **kwargs)
             finally:
                 STATE.in_triton -= 1
+                if hooks:
+                    self.pre_run_hooks = hooks
 
         cls.run = run
 
 
-def _make_trace_mode() -> Any:
+def _make_trace_mode(*, always: bool = False) -> Any:
+    """The dispatch trace: aten ops the candidate's host code runs outside Triton, other than
+    ALLOWED_ATEN, while a candidate call is in progress (`always`: at any time, for threads the
+    candidate starts)."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class Trace(TorchDispatchMode):
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-            if STATE.in_candidate and not STATE.in_triton:
+            if (always or STATE.in_candidate) and not STATE.in_triton:
                 name = func.overloadpacket.__name__
                 if name not in ALLOWED_ATEN and len(STATE.trace) < 64:
-                    STATE.trace.append(str(func))
+                    STATE.trace.append(str(func) + (" (in a thread)" if always else ""))
             return func(*args, **(kwargs or {}))
 
     return Trace()
+
+
+def _trace_threads() -> None:
+    """A dispatch mode belongs to one thread: every thread started from here on runs under a trace
+    of its own, so torch work moved into a thread is seen too."""
+    import _thread
+    import threading
+
+    bootstrap = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+
+    def traced_bootstrap(self: Any) -> None:
+        with _make_trace_mode(always=True):
+            bootstrap(self)
+
+    threading.Thread._bootstrap_inner = traced_bootstrap  # type: ignore[attr-defined]
+    start_new = _thread.start_new_thread
+
+    def traced_start(function: Any, args: Any, kwargs: Any = None) -> Any:
+        def body(*a: Any, **k: Any) -> Any:
+            with _make_trace_mode(always=True):
+                return function(*a, **k)
+
+        return start_new(body, args, kwargs or {})
+
+    _thread.start_new_thread = traced_start
+
+
+def trace_is_on(trace_mode: Any) -> bool:
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    return any(mode is trace_mode for mode in _get_current_dispatch_mode_stack())
 
 
 def _shim(fn: Any) -> Any:
@@ -408,6 +484,8 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
             if msg.get("trace", True):
                 with trace_mode:
                     out = spec.invoke(candidate.impl(), inputs)
+                    if not trace_is_on(trace_mode):
+                        STATE.trace.append("(the dispatch trace was switched off during the call)")
             else:
                 out = spec.invoke(candidate.impl(), inputs)
         backend.synchronize()
@@ -467,6 +545,7 @@ def main() -> None:
 
             warm_up(backend)  # unavailable: timing notes it and falls back to events
         _patch_triton_launches()
+        _trace_threads()
         _preload_catalog()
     except BaseException as exc:
         conn.send_bytes(pickle.dumps({"type": "broken", "message": f"{type(exc).__name__}: {exc}"}))

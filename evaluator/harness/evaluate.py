@@ -10,7 +10,6 @@ candidate ran itself ("trace"), Triton launches ("launch"), a replay with launch
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import math
 import secrets
 import time
@@ -19,116 +18,29 @@ from typing import Any
 
 import torch
 
-from evaluator.harness import hidden, policy, wire
+from evaluator.harness import hidden, policy, timed, wire
 from evaluator.harness.backends import Backend, Peaks
 from evaluator.harness.gate import DeviceGate
 from evaluator.harness.pool import Child, ChildGone, WarmPool, send_bye
 from evaluator.harness.result import jsonable, new_result
 from evaluator.harness.specs import Locator
+from evaluator.harness.judging import (
+    clone_exact,
+    compare,
+    derive_seed,
+    needs_launch,
+    output_nbytes,
+    root_name,
+    same_tensor,
+)
 from evaluator.harness.wire import tensor_items
-from operators.spec import Comparison, OperatorSpec, Rng
-from operators.tolerance import compare_outputs
+from operators.spec import OperatorSpec, Rng
 
 SEEDS_PER_CASE = {"smoke": 2, "full": 2, "edge": 2, "perf": 1}
-LAUNCH_EXEMPT_CATEGORIES = ("layout",)  # views and metadata ops may legitimately launch nothing
-MAX_FAILED_CASES_REPORTED = 1000
 
 
 class HarnessError(Exception):
     """The harness itself could not reach a verdict (bad spec, tier without cases, ...)."""
-
-
-def derive_seed(base: int, operator: str, tier: str, case_index: int, draw: int) -> int:
-    digest = hashlib.sha256(f"{base}:{operator}:{tier}:{case_index}:{draw}".encode()).hexdigest()
-    return int(digest[:15], 16)
-
-
-def clone_exact(value: Any) -> Any:
-    """A deep copy that keeps every tensor's strides, offset and storage size (views stay views)."""
-    if isinstance(value, torch.Tensor):
-        storage = value.untyped_storage().clone()
-        copy = torch.empty(0, dtype=value.dtype, device=value.device)
-        copy.set_(storage, value.storage_offset(), value.shape, value.stride())
-        return copy
-    if isinstance(value, dict):
-        return {k: clone_exact(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [clone_exact(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(clone_exact(v) for v in value)
-    return value
-
-
-def _root_name(path: str) -> str:
-    return path.split(".")[0].split("[")[0]
-
-
-def same_tensor(a: torch.Tensor, b: torch.Tensor) -> bool:
-    if a.dtype != b.dtype or a.shape != b.shape:
-        return False
-    if a.dtype.is_floating_point or a.dtype.is_complex:
-        return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
-    return bool((a == b).all())
-
-
-def rejected_reason(value: Any) -> str | None:
-    if isinstance(value, (wire.RejectedTensor, wire.Unsupported)):
-        return value.reason if isinstance(value, wire.RejectedTensor) else f"unsupported output: {value.what}"
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            reason = rejected_reason(v)
-            if reason:
-                return reason
-    return None
-
-
-def compare(
-    spec: OperatorSpec, out: Any, ref: Any, case: dict[str, Any], inputs: dict[str, Any], interpreter: bool
-) -> Comparison:
-    reason = rejected_reason(out)
-    if reason:
-        return Comparison(False, reason=reason)
-    try:
-        if spec.compare is not None:
-            return spec.compare(out, ref, case, inputs)
-        reduce_dim = spec.reduce_dim(case) if spec.reduce_dim is not None else 1
-        return compare_outputs(out, ref, exact=spec.exact, reduce_dim=reduce_dim, interpreter=interpreter)
-    except Exception as exc:  # an output the comparison cannot even read is a wrong output
-        return Comparison(False, reason=f"the output could not be compared: {type(exc).__name__}: {exc}"[:500])
-
-
-def output_nbytes(ref: Any) -> list[int]:
-    return [t.numel() * t.element_size() for t in tensor_items(ref).values()]
-
-
-def _same_view(a: torch.Tensor, b: torch.Tensor) -> bool:
-    return (
-        a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
-        and a.shape == b.shape
-        and a.stride() == b.stride()
-        and a.storage_offset() == b.storage_offset()
-        and a.dtype == b.dtype
-    )
-
-
-def needs_launch(spec: OperatorSpec, ref: Any, pristine: dict[str, Any], ref_inputs: dict[str, Any]) -> bool:
-    """Whether a correct answer for this case needs device work at all (else no launch is fine)."""
-    if spec.category in LAUNCH_EXEMPT_CATEGORIES or spec.constant_output_ok:
-        return False
-    outputs = tensor_items(ref)
-    if not any(t.numel() for t in outputs.values()):
-        return False
-    if spec.mutates:  # an in-place call that leaves its buffers as they were needs no kernel
-        before, after = tensor_items(pristine), tensor_items(ref_inputs)
-        changed = [
-            k for k in after if _root_name(k) in spec.mutates and k in before and not same_tensor(before[k], after[k])
-        ]
-        returned_fresh = any(not any(t is a for a in after.values()) for t in outputs.values())
-        return bool(changed) or returned_fresh
-    # a pure function whose answer is an input itself (to() to its own dtype, contiguous() of a
-    # contiguous tensor) is answered correctly without a kernel
-    inputs_now = list(tensor_items(ref_inputs).values())
-    return not all(any(_same_view(t, a) for a in inputs_now) for t in outputs.values())
 
 
 class Attempt:
@@ -372,8 +284,6 @@ class Attempt:
             )
         timed_tier = self._timed_tier()
         if timed_tier is not None:
-            from evaluator.harness import timing
-
             timed_cases, first_entry = cases, 0
             if timed_tier != self.tier:
                 # a leaderboard evaluation on a timing device: `full` decides correctness, then the
@@ -396,7 +306,7 @@ class Attempt:
                 self.profile["gate_wait_s"] = waited
                 self.deadline += waited  # the wait is the neighbours' time, not this candidate's
                 with self.phase("timing_s"):
-                    verdict = timing.time_attempt(self, timed_cases, first_entry=first_entry)
+                    verdict = timed.time_attempt(self, timed_cases, first_entry=first_entry)
             if verdict is not None:
                 return verdict
         return self.finish("correct", f"all {len(cases)} cases passed ({draws} input draw(s) each)")
@@ -448,9 +358,7 @@ class Attempt:
         return None
 
     def _ghost_applies(self) -> bool:
-        return not (
-            self.spec.stochastic or self.spec.constant_output_ok or self.spec.category in LAUNCH_EXEMPT_CATEGORIES
-        )
+        return not (self.spec.stochastic or self.spec.constant_output_ok)
 
     def _check_once(self, index: int, case: dict[str, Any], draw: int, entry: dict[str, Any]) -> dict[str, Any] | None:
         with self.phase("inputs_s"):
@@ -512,7 +420,7 @@ class Attempt:
         if entry["passed"]:
             before = tensor_items(pristine)
             for name, original in before.items():
-                if _root_name(name) in self.spec.mutates:
+                if root_name(name) in self.spec.mutates:
                     continue
                 now = after.get(name)
                 if not isinstance(now, torch.Tensor) or not same_tensor(now.to(original.device), original):

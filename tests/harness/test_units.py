@@ -275,7 +275,7 @@ def test_aten_speed_baseline_is_the_builtin_op_not_the_correctness_reference():
     be torch's own kernel (a slower reference would inflate every speedup)."""
     import dataclasses
 
-    from evaluator.harness.timing import _baseline
+    from evaluator.harness.timed import _baseline
     from operators import registry
     from operators.spec import Rng
 
@@ -293,7 +293,7 @@ def test_aten_speed_baseline_is_the_builtin_op_not_the_correctness_reference():
 
 
 def _reference_call(op: str, case: dict) -> tuple:
-    from evaluator.harness.evaluate import clone_exact
+    from evaluator.harness.judging import clone_exact
     from operators import registry
     from operators.spec import Rng
 
@@ -304,7 +304,7 @@ def _reference_call(op: str, case: dict) -> tuple:
 
 
 def test_launch_layer_excuses_only_answers_that_are_an_input_itself():
-    from evaluator.harness.evaluate import needs_launch
+    from evaluator.harness.judging import needs_launch
 
     same = {"shape": [4, 8], "dtype": "float16", "out_dtype": "float16", "exact": True}
     narrowing = {"shape": [4, 8], "dtype": "float32", "out_dtype": "float16", "exact": False}

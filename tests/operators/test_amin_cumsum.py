@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 import torch
 
-from evaluator.harness.evaluate import compare
+from evaluator.harness.judging import compare
 from operators import registry
 from operators.catalog.aten.group_b_helpers import aten_overload
 from operators.spec import Rng

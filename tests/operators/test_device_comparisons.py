@@ -14,7 +14,7 @@ import pytest
 import torch
 from torch.overrides import TorchFunctionMode
 
-from evaluator.harness.evaluate import clone_exact
+from evaluator.harness.judging import clone_exact
 from operators import registry
 from operators.catalog.cublas import _blas as B
 from operators.catalog.vllm13._support import VD

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from evaluator.harness.evaluate import clone_exact
+from evaluator.harness.judging import clone_exact
 from evaluator.harness.timing import KEPT_EVENT_OUTPUTS
 from evaluator.harness.wire import MAX_MESSAGE_BYTES
 from operators import registry

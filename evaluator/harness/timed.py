@@ -1,0 +1,212 @@
+"""The trusted side of a timed tier: input sets, the candidate's timing request and what comes
+back (checked, never believed: samples type- and range-checked, every returned output verified
+against a reference computed here, inputs unchanged), the baseline timed here under the same
+protocol, speedup, %SOL and the physics floor. Measurement itself is timing.py."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from evaluator.harness import wire
+from evaluator.harness.judging import clone_exact, compare, needs_launch, root_name, same_tensor
+from evaluator.harness.peaks import floor_seconds
+from evaluator.harness.timing import (
+    KERNEL_CLOCK_METHOD,
+    PHYSICS_MARGIN,
+    VERIFIED_TIMED_OUTPUTS,
+    measure,
+    restore_pairs_for,
+    summarize,
+)
+from evaluator.harness.wire import tensor_items
+
+SETS_MAX = 200  # input sets per timed case: one per timed call (timing.measure), a graph replays one call per set
+SETS_BYTES_MAX = 2 << 30  # they travel to the candidate process by value
+
+
+def _geomean(values: list[float]) -> float | None:
+    values = [v for v in values if v and v > 0 and math.isfinite(v)]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def _baseline(spec: Any, device_type: str) -> tuple[str, Callable[[dict[str, Any]], Any]]:
+    vendor = spec.vendor_baseline(device_type) if spec.vendor_baseline is not None else None
+    if vendor is not None:
+        return "vendor", lambda inputs: spec.invoke(vendor, inputs)
+    if spec.source == "aten":
+        # the built-in torch op, even where correctness uses a more exact reference (a float64
+        # formulation, cumsum's single rounding): speedups are against what PyTorch users run
+        return "torch", lambda inputs: spec.invoke(None, inputs)
+    return "reference", spec.run_reference
+
+
+def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int = 0) -> dict[str, Any] | None:
+    """Time every case of a correct attempt; returns a final verdict dict when timing changes it
+    (a timed output wrong, a crash while timed, faster than physics), else None (the attempt's
+    result gets its timing and %SOL)."""
+    backend, spec, child = attempt.backend, attempt.spec, attempt.child
+    l2 = backend.l2_bytes() or (attempt.peaks.l2_bytes if attempt.peaks else 0) or (64 << 20)
+    baseline_kind, baseline_call = _baseline(spec, backend.device_type)
+    speedups, sols, cand_medians, base_medians, iqrs, methods, total_samples = [], [], [], [], [], [], 0
+    for index, case in enumerate(cases):
+        entry = attempt.result["cases"][first_entry + index]
+        mark = time.monotonic()
+        first = attempt.make_inputs(case, index, 100)
+        ref0, ref_inputs0 = attempt.reference(first)
+        set_bytes = sum(t.numel() * t.element_size() for t in tensor_items(first).values()) + sum(
+            t.numel() * t.element_size() for t in tensor_items(ref0).values()
+        )
+        n_sets = max(2, min(SETS_MAX, SETS_BYTES_MAX // max(1, set_bytes)))
+        sets = [first] + [attempt.make_inputs(case, index, 100 + k) for k in range(1, n_sets)]
+        # references only for the sets whose timed outputs come back to be verified (a handful of
+        # up to SETS_MAX sets): some references are slow Python, and the rest would be computed for nothing
+        refs: dict[int, Any] = {0: ref0}
+        sent = [clone_exact(s) for s in sets]
+        remaining = attempt.deadline - time.monotonic()
+        budget = max(0.2, min(attempt.time_budget_s, remaining / (4 * max(1, len(cases) - index))))
+        mark = attempt.lap("timing_setup_s", mark)
+        attempt.child.send(
+            {
+                "type": "time",
+                "sets": sent,
+                "l2_bytes": l2,
+                "budget_s": budget,
+                "flush": attempt.flush,
+                "clock": attempt.clock,
+            }
+        )
+        reply = child.receive(attempt.deadline)
+        mark = attempt.lap("timing_child_s", mark)
+        if reply.get("type") == "error":
+            kind = "compile_error" if reply.get("kind") == "compile_error" else "runtime_error"
+            return attempt.finish(kind, f"case {index} while timed: {reply.get('message')}")
+        samples = reply.get("samples_us")
+        if (
+            reply.get("type") != "timed"
+            or type(samples) is not list
+            or not samples
+            or not all(type(x) is float and math.isfinite(x) and x >= 0 for x in samples)
+        ):
+            return attempt.finish("runtime_error", "the candidate process returned malformed timing")
+        methods_allowed = {"events", backend.graph_method} | (
+            {KERNEL_CLOCK_METHOD} if attempt.clock == "kernel" else set()
+        )
+        if reply.get("method") not in methods_allowed:
+            return attempt.finish("runtime_error", "the candidate process returned malformed timing")
+        kept = reply.get("kept")
+        if type(kept) is not dict or not kept:
+            return attempt.finish("runtime_error", "the candidate process returned no timed outputs to verify")
+        for item in kept.values():
+            which = item.get("set") if type(item) is dict else None
+            if type(which) is not int or not 0 <= which < n_sets:
+                return attempt.finish("runtime_error", "the candidate process returned malformed timed outputs")
+        # a graph replay returns every set's output: verify a sample the candidate cannot predict
+        labels = list(kept)
+        if len(labels) > VERIFIED_TIMED_OUTPUTS:
+            labels = random.SystemRandom().sample(labels, VERIFIED_TIMED_OUTPUTS)
+        for label in labels:
+            item = kept[label]
+            which = item["set"]
+            out = wire.decode_value(item.get("output"), backend.device_type)
+            if which not in refs:
+                refs[which] = attempt.reference(sets[which])[0]
+            verdict = compare(spec, out, refs[which], case, sets[which], backend.interpreter)
+            if not verdict.passed:
+                entry.update(passed=False, reason=f"timed call {label}: {verdict.reason}"[:500])
+                return attempt.finish(
+                    "incorrect", f"case {index}: the output of a timed call is wrong: {verdict.reason}"
+                )
+        for k, (before, after) in enumerate(zip(sets, sent, strict=True)):
+            b_items, a_items = tensor_items(before), tensor_items(after)
+            for name, original in b_items.items():
+                if root_name(name) in spec.mutates:
+                    continue
+                if not same_tensor(original, a_items[name]):
+                    entry.update(passed=False, reason=f"input {name!r} of timed set {k} was modified")
+                    return attempt.finish("incorrect", f"case {index}: a timed call modified input {name!r}")
+        if reply.get("launches") == 0 and needs_launch(spec, ref0, clone_exact(first), ref_inputs0):
+            attempt.finding("launch", f"case {index}: no Triton kernel was launched during the timed calls")
+        cand = summarize(samples)
+        method = str(reply.get("method"))
+        warm_s = reply.get("warm_s")
+        attempt.profile["timed_s"] += sum(samples) / 1e6 * (n_sets if method == backend.graph_method else 1) + (
+            warm_s if type(warm_s) is float and 0 <= warm_s < 1e6 else 0.0
+        )
+
+        mark = attempt.lap("timing_verify_s", mark)
+        base_sets = [clone_exact(s) for s in sets]
+        pairs = restore_pairs_for(spec, base_sets)
+
+        def run_baseline(which: int, base_sets: list[dict[str, Any]] = base_sets) -> Any:
+            return baseline_call(base_sets[which])
+
+        base = measure(
+            run_baseline,
+            n_sets,
+            backend=backend,
+            device=backend.device_type,
+            l2_bytes=l2,
+            restore_pairs=pairs,
+            budget_s=budget,
+            method=method,
+            own_kernels=False,
+            flush=attempt.flush,
+            clock=attempt.clock,
+        )
+        attempt.lap("timing_baseline_s", mark)
+        base_stats = summarize(base["samples_us"])
+        speedup = base_stats["median_us"] / cand["median_us"] if cand["median_us"] > 0 else None
+        cost = spec.cost(case, first) if spec.cost is not None else None
+        flops = cost.flops if cost else 0.0
+        nbytes = cost.bytes if cost else float(set_bytes)
+        dtype = cost.dtype if cost else str(case.get("dtype", "float32"))
+        floor_us = floor_seconds(flops, nbytes, dtype, attempt.peaks) * 1e6 if attempt.peaks else None
+        sol = 100.0 * floor_us / cand["median_us"] if floor_us and cand["median_us"] > 0 else None
+        entry["timing"] = {
+            "candidate_median_us": cand["median_us"],
+            "candidate_iqr_us": cand["iqr_us"],
+            "samples": cand["samples"],
+            "baseline_median_us": base_stats["median_us"],
+            "baseline_iqr_us": base_stats["iqr_us"],
+            "baseline_samples": base_stats["samples"],
+            "baseline_method": base["method"],
+            "speedup": speedup,
+            "method": method,
+            "input_sets": n_sets,
+            "floor_us": floor_us,
+            "sol_pct": sol,
+            "warm_s": float(reply.get("warm_s") or 0.0),
+            "note": str(reply.get("note", ""))[:200],
+        }
+        if floor_us and cand["median_us"] < PHYSICS_MARGIN * floor_us:
+            attempt.finding(
+                "physics",
+                f"case {index}: {cand['median_us']:.2f} µs is faster than the chip's floor "
+                f"of {floor_us:.2f} µs ({nbytes:.3g} B, {flops:.3g} FLOP)",
+            )
+        speedups.append(speedup)
+        sols.append(sol)
+        cand_medians.append(cand["median_us"])
+        base_medians.append(base_stats["median_us"])
+        iqrs.append(cand["iqr_us"])
+        methods.append(method)
+        total_samples += cand["samples"]
+        del sent, sets, refs, base_sets, run_baseline
+    attempt.result["timing"] = {
+        "candidate_median_us": _geomean(cand_medians),
+        "candidate_iqr_us": _geomean(iqrs),
+        "samples": total_samples,
+        "baseline_median_us": _geomean(base_medians),
+        "baseline_kind": baseline_kind,
+        "speedup": _geomean(speedups),
+        "method": methods[0] if len(set(methods)) == 1 else "mixed",
+    }
+    attempt.result["sol_pct"] = _geomean([s for s in sols if s is not None])
+    if attempt.result["findings"]:
+        first = attempt.result["findings"][0]
+        return attempt.finish("cheat_detected", f"{first['layer']}: {first['detail']}")
+    return None

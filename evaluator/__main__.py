@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evaluator.harness import RANKED_FAIL_FAST  # the package's top level imports no torch
+
 TIERS = ("smoke", "full", "edge", "perf")
 FLUSH_HELP = "how L2 is emptied before each timed call: write (default, do_bench's way) or read (clean, as ncu)"
 CLOCK_HELP = "what times calls of ~20 us and more: events (default) or kernel (the device's own timestamps, as ncu)"
@@ -53,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--chip", help="chip slug for peaks and the environment (default: from the device name)")
     check.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
     check.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
+    check.add_argument(
+        "--fail-fast", type=_count, default=0, metavar="N", help="stop a tier after N failed cases (default 0: check all)"
+    )
     check.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
     check.add_argument("--host-memory-gib", type=_gib, help=HOST_MEMORY_HELP)
     check.add_argument("--flush", choices=FLUSH_MODES, default="write", help=FLUSH_HELP)
@@ -75,6 +80,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
     run.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
+    run.add_argument(
+        "--fail-fast",
+        type=_count,
+        default=RANKED_FAIL_FAST,
+        metavar="N",
+        help=f"stop a tier after N failed cases, as runners do (default {RANKED_FAIL_FAST}; 0: check all)",
+    )
     run.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
     run.add_argument("--host-memory-gib", type=_gib, help=HOST_MEMORY_HELP)
     run.add_argument("--flush", choices=FLUSH_MODES, help=FLUSH_HELP + "; default: the bundle's timing_protocol")
@@ -85,6 +97,16 @@ def _parser() -> argparse.ArgumentParser:
         help="correctness only (e.g. several bundle processes sharing one GPU, where timings mean nothing)",
     )
     return parser
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("cannot be negative")
+    return value
 
 
 def _harness_config(args: argparse.Namespace, **fixed: Any) -> Any:
@@ -98,6 +120,7 @@ def _harness_config(args: argparse.Namespace, **fixed: Any) -> Any:
         max_cases=args.max_cases,
         time_budget_s=args.time_budget,
         host_memory_limit_bytes=_host_memory_bytes(args.host_memory_gib),
+        fail_fast_after=args.fail_fast,
         **options,
     )
 

@@ -15,6 +15,7 @@ from typing import Any
 
 HARNESS_VERSION = "0.1.0"
 RESULT_SCHEMA = "kgb.result/1"
+RANKED_FAIL_FAST = 8  # failed cases after which a runner's evaluation stops (it is incorrect already)
 VERDICTS = ("compile_error", "missing_entrypoint", "runtime_error", "timeout", "incorrect", "cheat_detected", "correct")
 
 __all__ = ["HARNESS_VERSION", "RESULT_SCHEMA", "VERDICTS", "Harness"]

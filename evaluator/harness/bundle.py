@@ -17,6 +17,7 @@ from typing import Any
 from evaluator.harness import RESULT_SCHEMA, signing
 from evaluator.harness.backends import DEFAULT_TIMING_PROTOCOL, parse_timing_protocol
 from evaluator.harness.evaluate import HarnessError
+from evaluator.harness import RANKED_FAIL_FAST
 from evaluator.harness.harness import TIMED_TIERS, Harness, HarnessConfig
 from evaluator.harness.result import new_result
 
@@ -94,7 +95,7 @@ def run_bundle(
     except ValueError as exc:
         raise BundleError(f"the bundle's 'timing_protocol': {exc}") from None
     config = dataclasses.replace(
-        config or HarnessConfig(),
+        config or HarnessConfig(fail_fast_after=RANKED_FAIL_FAST),
         chip=chip,
         pool_size=max(1, workers),
         time_tiers=TIMED_TIERS if timing else (),

@@ -279,9 +279,11 @@ class Attempt:
         if failed:
             first_bad = next(i for i, c in enumerate(self.result["cases"]) if not c["passed"])
             bad = self.result["cases"][first_bad]
-            return self.finish(
-                "incorrect", f"{failed} of {len(cases)} cases failed; case {first_bad} {bad['params']}: {bad['reason']}"
+            skipped = self.result.get("cases_skipped", 0)
+            checked = f"{failed} of {len(cases)} cases failed" if not skipped else (
+                f"{failed} of the {len(cases) - skipped} cases checked failed ({skipped} more not run: fail-fast)"
             )
+            return self.finish("incorrect", f"{checked}; case {first_bad} {bad['params']}: {bad['reason']}")
         timed_tier = self._timed_tier()
         if timed_tier is not None:
             timed_cases, first_entry = cases, 0
@@ -322,6 +324,11 @@ class Attempt:
         ghost_case: tuple[int, dict[str, Any]] | None = None
         ghost_size = 0
         for index, case in enumerate(cases, start=first_index):
+            if self.config.fail_fast_after and failed >= self.config.fail_fast_after:
+                # the verdict cannot become correct any more: a timeout is for kernels that hang
+                skipped = len(cases) - (index - first_index)
+                self.result["cases_skipped"] = self.result.get("cases_skipped", 0) + skipped
+                break
             entry: dict[str, Any] = {
                 "params": jsonable(case),
                 "passed": True,

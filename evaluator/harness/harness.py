@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from evaluator.harness import backends, hidden, sandbox
+from evaluator.harness import RANKED_FAIL_FAST, backends, hidden, sandbox
 from evaluator.harness.backends import CLOCKS, FLUSH_MODES
 from evaluator.harness.evaluate import Attempt, HarnessError
 from evaluator.harness.gate import DeviceGate
@@ -34,7 +34,8 @@ class HarnessConfig:
     timed call (timing.Flusher) and `clock` how non-graph calls are timed ("events" around each
     call, do_bench's way, or "kernel", the device's own timestamps, kernel_clock.py); `secrets`
     are strings (a runner token) scrubbed from every result in any common encoding, besides the
-    secret-looking variables of this process's environment."""
+    secret-looking variables of this process's environment. Runners (the worker, bundles) stop a
+    tier after RANKED_FAIL_FAST failed cases."""
 
     device: str | None = None
     chip: str | None = None
@@ -48,8 +49,13 @@ class HarnessConfig:
     flush: str = "write"
     clock: str = "events"
     secrets: tuple[str, ...] = ()
+    # stop checking a tier once this many of its cases failed (0: check them all); the result
+    # says how many were not run (`cases_skipped`)
+    fail_fast_after: int = 0
 
     def __post_init__(self) -> None:
+        if self.fail_fast_after < 0:
+            raise HarnessError("fail_fast_after cannot be negative")
         if self.max_cases is not None and self.max_cases < 1:
             raise HarnessError("max_cases must be at least 1")
         if self.flush not in FLUSH_MODES:

@@ -67,13 +67,22 @@ def _make_harness():
         return FakeHarness()
     from evaluator.harness import Harness
     from evaluator.harness.backends import DEFAULT_TIMING_PROTOCOL, parse_timing_protocol
+    from evaluator.harness import RANKED_FAIL_FAST
 
     config = SETTINGS["config"]
     # a site from before the protocol was configurable ranks the harness defaults
     flush, clock = parse_timing_protocol(config.get("timing_protocol") or DEFAULT_TIMING_PROTOCOL)
     # the token is scrubbed from every result in any common encoding (the sandbox keeps it out of
     # the candidate's reach; this is the second line)
-    return Harness(device=None, chip=config["chip"], pool_size=1, flush=flush, clock=clock, secrets=SECRETS)
+    return Harness(
+        device=None,
+        chip=config["chip"],
+        pool_size=1,
+        flush=flush,
+        clock=clock,
+        secrets=SECRETS,
+        fail_fast_after=RANKED_FAIL_FAST,
+    )
 
 
 @signals.worker_process_init.connect

@@ -146,3 +146,27 @@ def test_different_seeds_draw_different_inputs(harness):
 
     seeds = {derive_seed(0, "aten::add", "smoke", case, draw) for case in range(3) for draw in range(2)}
     assert len(seeds) == 6
+
+
+def test_fail_fast_stops_a_failing_tier_and_says_how_many_cases_were_not_run():
+    """Runners stop a tier once it is incorrect anyway (a timeout is for kernels that hang): the
+    reason says how many cases were checked and how many were not run."""
+    from evaluator.harness import Harness
+    from tests.harness import specs
+
+    wrong = (SOLUTIONS / "aten__add.py").read_text(encoding="utf-8").replace("alpha * ", "1.01 * alpha * ")
+    with Harness(device="cpu", fail_fast_after=1) as harness:
+        result = harness.evaluate(specs.ADD, wrong, tier="full", timeout_s=120)
+    total = len(specs.ADD.tier("full"))
+    assert result["verdict"] == "incorrect"
+    assert result["cases_skipped"] == total - 1 and len(result["cases"]) == 1
+    assert f"1 of the 1 cases checked failed ({total - 1} more not run: fail-fast)" in result["reason"]
+
+
+@pytest.mark.parametrize("value", ["-1", "x"])
+def test_fail_fast_refuses_a_bad_count(value):
+    from evaluator.__main__ import _parser
+
+    with pytest.raises(SystemExit) as exit_info:
+        _parser().parse_args(["check", "--operator", "aten::add", "--solution", "x.py", "--fail-fast", value])
+    assert exit_info.value.code == 2

@@ -3,7 +3,7 @@ the CLI over correct and hostile solutions, the device-hang fault procedure, the
 accuracy and overhead benchmarks.
 Every step is isolated (its own timeout, its failure recorded) and writes under --out.
 
-    PYTHONPATH=. python3 bench/harness_h200.py --out $OUT [--skip cli,hostile,device_hang,stability,accuracy,overhead]
+    PYTHONPATH=. python3 bench/harness_h200.py --out $OUT [--skip cli,hostile,sandbox,device_hang,stability,accuracy,overhead]
 """
 
 from __future__ import annotations
@@ -199,6 +199,14 @@ def main() -> None:
         (out / "cli.json").write_text(json.dumps(cli, indent=1))
         steps.append("cli")
     for name, cmd, limit in [
+        # the sandbox under CUDA: probes from inside a candidate, checked from outside (cpu backend
+        # in the same VM), then the CLI's isolation record above says what the cuda pool got
+        (
+            "sandbox",
+            [py, "-m", "pytest", "-p", "no:django", "-p", "no:cacheprovider", "-q", "tests/harness/test_sandbox.py",
+             f"--junitxml={out / 'sandbox.xml'}"],
+            300,
+        ),
         ("device_hang", [py, "bench/device_hang.py", "--timeout", "6", "--out", str(out / "device_hang.json")], 90),
         ("stability", [py, "bench/harness_stability.py", "--budget", "0.3", "--out", str(out / "stability.json")], 260),
         ("accuracy", [py, "bench/harness_accuracy.py", "--ncu", "--out", str(out / "accuracy.json")], 240),

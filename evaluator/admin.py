@@ -8,12 +8,22 @@ from django.urls import path
 
 from evaluator import services
 from evaluator.models import Chip, Evaluation, EvaluationJob, JobEvent, Runner, RunnerAuditEvent
+from kgsite.errors import ApplicationError
 from kgsite.read_only_admin import ReadOnlyAdmin
 
 
 @admin.register(Chip)
 class ChipAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug", "vendor", "device_type", "triton_backend", "peak_bandwidth_gbs", "active")
+    list_display = (
+        "name",
+        "slug",
+        "vendor",
+        "device_type",
+        "triton_backend",
+        "measured_bandwidth_gbs",
+        "peak_bandwidth_gbs",
+        "active",
+    )
     list_filter = ("vendor", "device_type", "active")
     search_fields = ("name", "slug", "vendor")
     prepopulated_fields = {"slug": ("name",)}
@@ -90,7 +100,7 @@ class RunnerAdmin(admin.ModelAdmin):
                 runner, token = services.register_runner(
                     chip=form.cleaned_data["chip"], name=form.cleaned_data["name"], user=request.user
                 )
-            except services.ServiceError as error:
+            except ApplicationError as error:  # shown on the form
                 form.add_error("name", error.message)
             else:
                 # rendered directly, never stored in a message or session: this is the only time it is shown
@@ -143,6 +153,7 @@ class EvaluationJobAdmin(admin.ModelAdmin):
     # a job changes only through evaluator.services, which logs a JobEvent; the admin can cancel
     readonly_fields = (
         "attempt",
+        "owner",
         "chip",
         "tier",
         "state",

@@ -1,5 +1,7 @@
 """The runner REST API: thin views over evaluator.services. Runners authenticate with
-`Authorization: Runner <token>`; nothing else (no session, no CSRF) is accepted here."""
+`Authorization: Runner <token>`; nothing else (no session, no CSRF) is accepted here. Refusals
+are answered by the site's one API error handler (kgsite.error_handlers) as
+`{"error": code, "detail": message}`, the shape evaluator.runner.client reads."""
 
 from __future__ import annotations
 
@@ -15,12 +17,11 @@ from rest_framework.response import Response
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
 
-from evaluator import services
-from evaluator.models import Runner, RunnerState
+from evaluator import selectors, services
+from evaluator.models import Runner
 from evaluator.serializers import (
     ClaimOutput,
     ConfigOutput,
-    ErrorOutput,
     FailInput,
     FailOutput,
     HeartbeatInput,
@@ -29,7 +30,9 @@ from evaluator.serializers import (
     ResultOutput,
     validate_result,
 )
+from evaluator.vocabulary import RunnerState
 from kgsite.client_address import client_address
+from kgsite.error_handlers import ErrorResponseSerializer
 from kgsite.parsers import DepthSafeJSONParser
 
 
@@ -95,7 +98,7 @@ class RunnerTokenScheme(OpenApiAuthenticationExtension):
         return {"type": "apiKey", "in": "header", "name": "Authorization", "description": "Runner <token>"}
 
 
-ERRORS = {status_code: ErrorOutput for status_code in (400, 403, 404, 409)}
+ERRORS = {status_code: ErrorResponseSerializer for status_code in (400, 403, 404, 409)}
 
 
 class IsRunner(BasePermission):
@@ -112,29 +115,11 @@ class RunnerRateThrottle(SimpleRateThrottle):
         return f"throttle_runner_{request.auth.pk}" if isinstance(request.auth, Runner) else None
 
 
-def _messages(detail) -> str:
-    """DRF's nested validation details as one line: 'field: message; field: message'."""
-    if isinstance(detail, dict):
-        return "; ".join(f"{key}: {_messages(value)}" for key, value in detail.items())
-    if isinstance(detail, list):
-        return " ".join(_messages(item) for item in detail)
-    return str(detail)
-
-
 class RunnerAPIView(APIView):
     authentication_classes = [RunnerTokenAuthentication]
     permission_classes = [IsRunner]
     throttle_classes = [RunnerRateThrottle]
     parser_classes = [DepthSafeJSONParser, FormParser, MultiPartParser]
-
-    def handle_exception(self, exc):
-        if isinstance(exc, services.ServiceError):
-            return Response({"error": exc.code, "detail": exc.message}, status=exc.status)
-        if isinstance(exc, exceptions.ValidationError | exceptions.ParseError):
-            # the documented error shape (ErrorOutput), like every other refusal of this API
-            code = "invalid" if isinstance(exc, exceptions.ValidationError) else "parse_error"
-            return Response({"error": code, "detail": _messages(exc.detail)}, status=exc.status_code)
-        return super().handle_exception(exc)
 
 
 def runner_config(runner: Runner) -> dict:
@@ -152,6 +137,8 @@ def runner_config(runner: Runner) -> dict:
         "state": runner.state,
         # FLUSH:CLOCK the runner times with: the protocol whose speedups the site ranks
         "timing_protocol": settings.KGB_RANKED_TIMING_PROTOCOL,
+        # the chip's ceilings the site ranks with (measured where known); also in every job payload
+        "ceilings": selectors.chip_ceilings(chip=runner.chip),
     }
     if broker_url.startswith("filesystem://"):
         # the embedded broker: folders shared with the site (same machine, `make run`)
@@ -166,7 +153,9 @@ class ConfigApi(RunnerAPIView):
 
 
 class HeartbeatApi(RunnerAPIView):
-    @extend_schema(request=HeartbeatInput, responses={200: HeartbeatOutput, 400: ErrorOutput}, tags=["runner"])
+    @extend_schema(
+        request=HeartbeatInput, responses={200: HeartbeatOutput, 400: ErrorResponseSerializer}, tags=["runner"]
+    )
     def post(self, request: Request) -> Response:
         data = HeartbeatInput(data=request.data)
         data.is_valid(raise_exception=True)

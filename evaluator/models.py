@@ -1,6 +1,9 @@
 """Site-side records of the evaluator: chips, runners, evaluation jobs and their results.
 
-Only the site imports this module (runner machines run evaluator.harness / evaluator.runner).
+Only the site imports this module (runner machines run evaluator.harness / evaluator.runner). The
+evaluator knows jobs and evaluations, not submissions: a job points at the attempt it evaluates
+through a string foreign key ("leaderboard.Attempt") and never imports the leaderboard. The words
+(states, tiers, verdicts) come from evaluator.vocabulary.
 """
 
 from __future__ import annotations
@@ -11,14 +14,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-
-class DeviceType(models.TextChoices):
-    CUDA = "cuda", "cuda (NVIDIA, and AMD/Hygon/Iluvatar/MetaX through CUDA-compatible torch)"
-    CPU = "cpu", "cpu (Triton interpreter)"
-    NPU = "npu", "npu (Ascend)"
-    MUSA = "musa", "musa (Moore Threads)"
-    XPU = "xpu", "xpu"
-    MLU = "mlu", "mlu"
+from evaluator.vocabulary import DeviceType, JobState, RunnerState, Tier, Verdict
 
 
 class Chip(models.Model):
@@ -36,9 +32,20 @@ class Chip(models.Model):
         max_length=60, help_text="Triton backend or fork, e.g. 'nvidia', 'amd', 'triton-ascend'."
     )
     l2_bytes = models.BigIntegerField(null=True, blank=True)
-    peak_bandwidth_gbs = models.FloatField(null=True, blank=True, help_text="Published peak memory bandwidth, GB/s.")
-    peak_tflops = models.JSONField(default=dict, blank=True, help_text="Published dense peak per dtype, TFLOP/s.")
-    measured = models.JSONField(default=dict, blank=True, help_text="Our own measurements on this chip, with dates.")
+    # two sets of ceilings: the datasheet's, shown for reference, and ours, measured on the chip. The
+    # ranking (%SOL, the physical-limit check) uses the measured figure where there is one
+    # (evaluator.selectors.chip_ceilings); runners receive those with every job.
+    peak_bandwidth_gbs = models.FloatField(null=True, blank=True, help_text="Datasheet peak memory bandwidth, GB/s.")
+    peak_tflops = models.JSONField(default=dict, blank=True, help_text="Datasheet dense peak per dtype, TFLOP/s.")
+    measured_bandwidth_gbs = models.FloatField(
+        null=True, blank=True, help_text="Memory bandwidth we measured on the chip (large device copy), GB/s."
+    )
+    measured_tflops = models.JSONField(
+        default=dict, blank=True, help_text="Dense rates per dtype we measured on the chip, TFLOP/s."
+    )
+    measured = models.JSONField(
+        default=dict, blank=True, help_text="How and when the measured figures were taken (date, machine, notes)."
+    )
     sources = models.TextField(blank=True, help_text="Where the published figures come from.")
     timing_meaningful = models.BooleanField(default=True, help_text="False for the CPU interpreter: no speedups.")
     active = models.BooleanField(default=True)
@@ -51,6 +58,13 @@ class Chip(models.Model):
                 condition=models.Q(peak_bandwidth_gbs__isnull=True) | models.Q(peak_bandwidth_gbs__gt=0),
                 name="chip_bandwidth_positive",
             ),
+            models.CheckConstraint(
+                condition=models.Q(measured_bandwidth_gbs__isnull=True) | models.Q(measured_bandwidth_gbs__gt=0),
+                name="chip_measured_bandwidth_positive",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(device_type__in=DeviceType.values), name="chip_device_type_valid"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -59,12 +73,6 @@ class Chip(models.Model):
     @property
     def queue_name(self) -> str:
         return f"chip.{self.slug}"
-
-
-class RunnerState(models.TextChoices):
-    ACTIVE = "active", "active"
-    DRAINING = "draining", "draining (finishes current jobs, takes no new ones)"
-    DISABLED = "disabled", "disabled"
 
 
 class Runner(models.Model):
@@ -86,9 +94,7 @@ class Runner(models.Model):
         ordering = ["chip__slug", "name"]
         constraints = [
             models.UniqueConstraint(fields=["chip", "name"], name="runner_unique_name_per_chip"),
-            models.CheckConstraint(
-                condition=models.Q(state__in=["active", "draining", "disabled"]), name="runner_state_valid"
-            ),
+            models.CheckConstraint(condition=models.Q(state__in=RunnerState.values), name="runner_state_valid"),
         ]
 
     def __str__(self) -> str:
@@ -101,29 +107,16 @@ class Runner(models.Model):
         return (now - self.last_heartbeat_at).total_seconds() <= settings.KGB_RUNNER_OFFLINE_AFTER_S
 
 
-class JobState(models.TextChoices):
-    QUEUED = "queued", "queued"
-    RUNNING = "running", "running"
-    DONE = "done", "done"
-    FAILED = "failed", "failed (no verdict: harness or runner failure)"
-    CANCELLED = "cancelled", "cancelled"
-
-
-TERMINAL_JOB_STATES = (JobState.DONE, JobState.FAILED, JobState.CANCELLED)
-
-
-class Tier(models.TextChoices):
-    SMOKE = "smoke", "smoke"
-    FULL = "full", "full"
-    EDGE = "edge", "edge"
-    PERF = "perf", "perf"
-
-
 class EvaluationJob(models.Model):
     """One attempt to be evaluated on one chip. Created before its Celery task is sent."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     attempt = models.ForeignKey("leaderboard.Attempt", on_delete=models.CASCADE, related_name="jobs")
+    # whose queue the job counts against (the uploader of the attempt's submission); the queue cap
+    # and the fairness between users are rules of jobs, so the job carries its owner
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="evaluation_jobs"
+    )
     chip = models.ForeignKey(Chip, on_delete=models.PROTECT, related_name="jobs")
     tier = models.CharField(max_length=10, choices=Tier.choices)
     state = models.CharField(max_length=10, choices=JobState.choices, default=JobState.QUEUED)
@@ -141,19 +134,16 @@ class EvaluationJob(models.Model):
     class Meta:
         ordering = ["-queued_at"]
         constraints = [
-            models.CheckConstraint(
-                condition=models.Q(state__in=["queued", "running", "done", "failed", "cancelled"]),
-                name="job_state_valid",
-            ),
-            models.CheckConstraint(
-                condition=models.Q(tier__in=["smoke", "full", "edge", "perf"]), name="job_tier_valid"
-            ),
+            models.CheckConstraint(condition=models.Q(state__in=JobState.values), name="job_state_valid"),
+            models.CheckConstraint(condition=models.Q(tier__in=Tier.values), name="job_tier_valid"),
         ]
         indexes = [
             # queue depth per chip and the runners page's in-flight list
             models.Index(fields=["chip", "state"], name="job_chip_state_idx"),
-            # submission progress
+            # submission progress, and the leaderboard's "are all jobs of this submission settled"
             models.Index(fields=["attempt", "state"], name="job_attempt_state_idx"),
+            # the queue cap: a user's queued and running jobs (evaluator.services.dispatch)
+            models.Index(fields=["owner", "state"], name="job_owner_state_idx"),
         ]
 
     def __str__(self) -> str:
@@ -162,20 +152,6 @@ class EvaluationJob(models.Model):
     @property
     def held_out(self) -> bool:
         return self.secret_seed is not None
-
-
-class Verdict(models.TextChoices):
-    CORRECT = "correct", "correct"
-    INCORRECT = "incorrect", "incorrect"
-    COMPILE_ERROR = "compile_error", "compile error"
-    MISSING_ENTRYPOINT = "missing_entrypoint", "missing entrypoint"
-    RUNTIME_ERROR = "runtime_error", "runtime error"
-    TIMEOUT = "timeout", "timeout"
-    CHEAT_DETECTED = "cheat_detected", "cheat detected"
-
-
-# verdicts for which the kernel at least compiled and ran its entrypoints
-COMPILED_VERDICTS = (Verdict.CORRECT, Verdict.INCORRECT, Verdict.RUNTIME_ERROR, Verdict.TIMEOUT, Verdict.CHEAT_DETECTED)
 
 
 class Evaluation(models.Model):
@@ -209,20 +185,7 @@ class Evaluation(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            models.CheckConstraint(
-                condition=models.Q(
-                    verdict__in=[
-                        "correct",
-                        "incorrect",
-                        "compile_error",
-                        "missing_entrypoint",
-                        "runtime_error",
-                        "timeout",
-                        "cheat_detected",
-                    ]
-                ),
-                name="evaluation_verdict_valid",
-            ),
+            models.CheckConstraint(condition=models.Q(verdict__in=Verdict.values), name="evaluation_verdict_valid"),
             models.CheckConstraint(
                 condition=models.Q(speedup__isnull=True) | models.Q(speedup__gt=0), name="evaluation_speedup_positive"
             ),
@@ -238,6 +201,7 @@ class Evaluation(models.Model):
         indexes = [
             # leaderboard aggregation: evaluations per chip joined to attempts
             models.Index(fields=["chip", "attempt"], name="evaluation_chip_attempt_idx"),
+            # an operator's best solutions per chip (correct evaluations only)
             models.Index(fields=["chip", "verdict"], name="evaluation_chip_verdict_idx"),
         ]
 

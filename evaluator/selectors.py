@@ -1,4 +1,5 @@
-"""Reads of the evaluator for the staff runners page and the admin."""
+"""Reads of the evaluator: the runner fleet and queues (staff pages, admin), the queue cap's count,
+and the chip ceilings the site ranks with."""
 
 from __future__ import annotations
 
@@ -7,7 +8,12 @@ from dataclasses import dataclass
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
-from evaluator.models import Chip, EvaluationJob, JobState, Runner
+from evaluator.models import Chip, EvaluationJob, Runner
+from evaluator.vocabulary import PENDING_JOB_STATES, JobState
+
+# the chip registry's dtype names (evaluator/chips.py) -> the torch dtype names the harness looks up
+# (evaluator.harness.backends.Peaks.flops_for); tfloat32 is a matmul mode, not a dtype
+_HARNESS_DTYPES = {"float8": ("float8_e4m3fn", "float8_e5m2"), "tfloat32": ()}
 
 
 @dataclass
@@ -56,9 +62,59 @@ def queue_depth_per_chip() -> list[dict]:
     ]
 
 
-def jobs_in_flight(limit: int = 200) -> QuerySet[EvaluationJob]:
+def jobs_in_flight(*, limit: int = 200) -> QuerySet[EvaluationJob]:
     return (
         EvaluationJob.objects.filter(state=JobState.RUNNING)
         .select_related("chip", "runner", "attempt__operator", "attempt__submission")
         .order_by("started_at")[:limit]
     )
+
+
+def active_chips() -> QuerySet[Chip]:
+    """The chips submissions may target."""
+    return Chip.objects.filter(active=True)
+
+
+def chip_for_slug(*, slug: str) -> Chip | None:
+    return Chip.objects.filter(slug=slug).first() if slug else None
+
+
+def pending_job_count(*, owner_id: int) -> int:
+    """The owner's queued and running jobs: what the queue cap counts (index job_owner_state_idx)."""
+    return EvaluationJob.objects.filter(owner_id=owner_id, state__in=PENDING_JOB_STATES).count()
+
+
+def _flops_per_s(tflops: dict) -> dict[str, float]:
+    rates: dict[str, float] = {}
+    for dtype, value in tflops.items():
+        if isinstance(value, int | float) and value > 0:
+            for name in _HARNESS_DTYPES.get(dtype, (dtype,)):
+                rates[name] = float(value) * 1e12
+    return rates
+
+
+def chip_ceilings(*, chip: Chip) -> dict | None:
+    """The ceilings the site ranks a chip with: per figure our measurement where we have one, else
+    the datasheet's (a datasheet peak is rarely reached, so %SOL against it reads low). In the
+    format of the harness CLI's `--peaks FILE`, with `basis` saying where each figure comes from and
+    `datasheet` the published figures beside them. None for a chip without any figure (the CPU
+    interpreter): the harness then uses its backend's own defaults."""
+    datasheet_bw = chip.peak_bandwidth_gbs * 1e9 if chip.peak_bandwidth_gbs else None
+    measured_bw = chip.measured_bandwidth_gbs * 1e9 if chip.measured_bandwidth_gbs else None
+    datasheet_flops = _flops_per_s(chip.peak_tflops or {})
+    measured_flops = _flops_per_s(chip.measured_tflops or {})
+    if datasheet_bw is None and measured_bw is None and not datasheet_flops and not measured_flops:
+        return None
+    flops = {**datasheet_flops, **measured_flops}
+    if "float32" in flops:
+        flops["default"] = flops["float32"]  # dtypes not listed (integers, float64 on some chips)
+    return {
+        "bandwidth_bytes_per_s": measured_bw or datasheet_bw or 0.0,
+        "flops_per_s": flops,
+        "l2_bytes": chip.l2_bytes or 0,
+        "basis": {
+            "bandwidth": "measured" if measured_bw else ("datasheet" if datasheet_bw else "unknown"),
+            "flops_per_s": {name: "measured" if name in measured_flops else "datasheet" for name in flops},
+        },
+        "datasheet": {"bandwidth_bytes_per_s": datasheet_bw, "flops_per_s": datasheet_flops},
+    }

@@ -8,8 +8,8 @@ import math
 
 from rest_framework import serializers
 
-from evaluator.models import Verdict
-from evaluator.services import ServiceError
+from evaluator.vocabulary import Verdict
+from kgsite.errors import Invalid
 
 MAX_RESULT_BYTES = 4 * 1024 * 1024
 MAX_CASES = 5000
@@ -22,15 +22,15 @@ def _number_or_none(value, name: str, where: str, *, minimum: float | None = Non
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ServiceError(f"{where}.{name} must be a finite number or null")
+        raise Invalid(f"{where}.{name} must be a finite number or null")
     try:
         finite = math.isfinite(value)
     except OverflowError:  # an int beyond the float range
         finite = False
     if not finite:
-        raise ServiceError(f"{where}.{name} must be a finite number or null")
+        raise Invalid(f"{where}.{name} must be a finite number or null")
     if minimum is not None and value < minimum:
-        raise ServiceError(f"{where}.{name} must be >= {minimum}")
+        raise Invalid(f"{where}.{name} must be >= {minimum}")
     return float(value)
 
 
@@ -41,35 +41,35 @@ def _json_size(value) -> int:
 def validate_result(result, *, where: str = "result") -> dict:
     """The harness result JSON, checked; returns it with text fields trimmed. Raises ServiceError."""
     if not isinstance(result, dict):
-        raise ServiceError(f"{where} must be a JSON object")
+        raise Invalid(f"{where} must be a JSON object")
     try:
         size = _json_size(result)
     except (TypeError, ValueError):
-        raise ServiceError(f"{where} contains values that are not plain JSON (NaN or infinity?)") from None
+        raise Invalid(f"{where} contains values that are not plain JSON (NaN or infinity?)") from None
     if size > MAX_RESULT_BYTES:
-        raise ServiceError(f"{where} is {size} bytes; the limit is {MAX_RESULT_BYTES}")
+        raise Invalid(f"{where} is {size} bytes; the limit is {MAX_RESULT_BYTES}")
     verdict = result.get("verdict")
     if verdict not in Verdict.values:
-        raise ServiceError(f"{where}.verdict must be one of {', '.join(Verdict.values)}; got {verdict!r}")
+        raise Invalid(f"{where}.verdict must be one of {', '.join(Verdict.values)}; got {verdict!r}")
     for name in ("schema", "operator", "tier", "reason", "stderr_tail"):
         if result.get(name) is not None and not isinstance(result[name], str):
-            raise ServiceError(f"{where}.{name} must be a string")
+            raise Invalid(f"{where}.{name} must be a string")
     if result.get("schema") is not None and not str(result["schema"]).startswith("kgb."):
-        raise ServiceError(f"{where}.schema must be a kgb result schema name")
+        raise Invalid(f"{where}.schema must be a kgb result schema name")
     cases = result.get("cases") or []
     if not isinstance(cases, list) or len(cases) > MAX_CASES or not all(isinstance(case, dict) for case in cases):
-        raise ServiceError(f"{where}.cases must be a list of at most {MAX_CASES} objects")
+        raise Invalid(f"{where}.cases must be a list of at most {MAX_CASES} objects")
     findings = result.get("findings") or []
     if not isinstance(findings, list) or len(findings) > MAX_FINDINGS:
-        raise ServiceError(f"{where}.findings must be a list of at most {MAX_FINDINGS} items")
+        raise Invalid(f"{where}.findings must be a list of at most {MAX_FINDINGS} items")
     timing = result.get("timing")
     if timing is not None:
         if not isinstance(timing, dict):
-            raise ServiceError(f"{where}.timing must be an object or null")
+            raise Invalid(f"{where}.timing must be an object or null")
         _number_or_none(timing.get("speedup"), "timing.speedup", where, minimum=0)
     environment = result.get("environment") or {}
     if not isinstance(environment, dict) or _json_size(environment) > MAX_ENVIRONMENT_BYTES:
-        raise ServiceError(f"{where}.environment must be an object of at most {MAX_ENVIRONMENT_BYTES} bytes")
+        raise Invalid(f"{where}.environment must be an object of at most {MAX_ENVIRONMENT_BYTES} bytes")
     cleaned = dict(result)
     cleaned["sol_pct"] = _number_or_none(result.get("sol_pct"), "sol_pct", where, minimum=0)
     cleaned["duration_s"] = _number_or_none(result.get("duration_s"), "duration_s", where, minimum=0)
@@ -111,6 +111,9 @@ class ConfigOutput(serializers.Serializer):
     heartbeat_interval_s = serializers.IntegerField()
     state = serializers.CharField()
     timing_protocol = serializers.CharField(help_text="FLUSH:CLOCK of the harness timing the site ranks")
+    ceilings = serializers.DictField(
+        allow_null=True, help_text="the chip's ceilings the site ranks with (see ClaimOutput.ceilings)"
+    )
 
 
 class HeartbeatOutput(serializers.Serializer):
@@ -132,6 +135,12 @@ class ClaimOutput(serializers.Serializer):
     secret_seed = serializers.BooleanField()
     timeout_s = serializers.IntegerField()
     solution = SolutionOutput()
+    ceilings = serializers.DictField(
+        allow_null=True,
+        help_text="The chip's ceilings the site ranks %SOL and the physical-limit check with: measured where the "
+        "site has a measurement, else the datasheet's; in the harness's --peaks format (bandwidth_bytes_per_s, "
+        "flops_per_s per dtype with a default, l2_bytes), plus `basis` and `datasheet`. Null when unknown.",
+    )
     hidden_cases = serializers.ListField(
         child=serializers.DictField(),
         required=False,
@@ -151,8 +160,3 @@ class FailOutput(serializers.Serializer):
     job_id = serializers.UUIDField()
     state = serializers.CharField()
     deliveries = serializers.IntegerField()
-
-
-class ErrorOutput(serializers.Serializer):
-    error = serializers.CharField()
-    detail = serializers.CharField()

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from evaluator import selectors, services
+from kgsite.errors import ApplicationError
 
 MAX_RESULTS_FILE_BYTES = 16 * 1024 * 1024
 
@@ -58,7 +59,7 @@ def import_results_upload(request: HttpRequest) -> HttpResponse:
         )
     except (UnicodeDecodeError, json.JSONDecodeError):
         messages.error(request, "The file is not UTF-8 JSON.")
-    except services.ServiceError as error:
+    except ApplicationError as error:  # shown on the page the file was uploaded from, not as an error page
         messages.error(request, f"Refused: {error.message}")
     else:
         text = f"Imported from runner {summary.runner.name}: {summary.recorded} recorded, {summary.duplicates} already recorded"

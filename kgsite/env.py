@@ -4,12 +4,9 @@ naming the variable, instead of a half-working site."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
 
-T = TypeVar("T")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -56,11 +53,3 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if not items:
         raise ImproperlyConfigured(f"{name} is set but empty")
     return items
-
-
-def env_parsed(name: str, default: str, parse: Callable[[str], T]) -> T:
-    value = os.environ.get(name, default)
-    try:
-        return parse(value)
-    except Exception as exc:  # any parse failure is a configuration error
-        raise ImproperlyConfigured(f"{name}={value!r} is invalid: {exc}") from None

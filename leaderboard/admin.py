@@ -8,7 +8,7 @@ from django.urls import path
 from kgsite.read_only_admin import ReadOnlyAdmin
 from leaderboard.login_throttle import ThrottledAdminAuthenticationForm
 from leaderboard.models import Attempt, LeaderboardEntry, LLMModel, ReportedResult, Scaffold, Submission
-from leaderboard.services import delete_submission, import_reported
+from leaderboard.services import delete_submission, import_reported, withdraw_submission
 
 admin.site.login_form = ThrottledAdminAuthenticationForm  # /admin/login/ counts failures like the site's login
 
@@ -44,6 +44,16 @@ class SubmissionAdmin(admin.ModelAdmin):
     autocomplete_fields = ("model", "scaffold", "uploader")
     date_hierarchy = "created_at"
     inlines = [AttemptInline]
+    # the status follows the jobs (leaderboard.services.sync_submission_status); staff withdraw
+    # through the action, never by editing it
+    readonly_fields = ("status",)
+    actions = ["withdraw"]
+
+    @admin.action(description="Withdraw: take off every board and list, keep the records", permissions=["change"])
+    def withdraw(self, request: HttpRequest, queryset) -> None:
+        for submission in queryset:
+            withdraw_submission(submission=submission, user=request.user)
+        self.message_user(request, f"Withdrew {queryset.count()} submission(s).", messages.SUCCESS)
 
     # deletes go through the service: one transaction that locks the jobs first (a result recorded
     # meanwhile cannot leave an evaluation behind) and takes the leaderboard rows with the submission
@@ -108,7 +118,7 @@ class ReportedResultAdmin(admin.ModelAdmin):
         ]
 
     def import_view(self, request):
-        """Staff upload of the paper's CSV tables (same format as shared/data); idempotent."""
+        """Staff upload of the paper's CSV tables (the format of leaderboard/data); idempotent."""
         if not self.has_add_permission(request):
             return redirect("admin:index")
         form = ReportedImportForm(request.POST or None, request.FILES or None)
@@ -125,7 +135,8 @@ class ReportedResultAdmin(admin.ModelAdmin):
                 )
             except (KeyError, ValueError, UnicodeDecodeError) as exc:
                 messages.error(
-                    request, f"Import failed, nothing stored: {exc!r} (expected the columns of shared/data's CSVs)"
+                    request,
+                    f"Import failed, nothing stored: {exc!r} (expected the columns of the CSVs in leaderboard/data)",
                 )
             else:
                 messages.success(request, f"Reported results: {report.created} created, {report.updated} updated.")

@@ -6,4 +6,4 @@ class LeaderboardConfig(AppConfig):
     verbose_name = "Models, submissions and leaderboards"
 
     def ready(self) -> None:
-        from leaderboard import signals  # noqa: F401  (connects the summary-table refresh)
+        from leaderboard import receivers  # noqa: F401  (answers the evaluator's signals)

@@ -6,9 +6,10 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from evaluator.models import Chip
-from leaderboard.models import LLMModel, Scaffold, Track
+from leaderboard.models import LLMModel, Scaffold
 from leaderboard.selectors import SORT_KEYS, SOURCE_CHOICES, LeaderboardFilters
 from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
+from leaderboard.vocabulary import Track
 
 DEMO_CHOICES = [("include", "with demo rows"), ("exclude", "without demo rows"), ("only", "demo rows only")]
 

@@ -1,9 +1,10 @@
 """The leaderboard's arithmetic: pure functions, no Django, unit-tested in tests/leaderboard/test_metrics.py.
 
-Definitions follow the upstream KernelGenBench paper (research/upstream_kgb.md §4):
+Definitions follow the upstream KernelGenBench paper's evaluation section:
 - accuracy: share of operators for which at least one sample passed every case (and the anti-cheat layers);
-- speedup: two-level geometric mean, first over one operator's cases, then over the *correct* operators
-  (failing operators are excluded, the paper's "survivorship bias" — shown next to accuracy for that reason);
+- speedup: two-level geometric mean, first over one operator's cases (the harness reports each operator's
+  case-geomean), then over the *correct* operators (failing operators are excluded, the paper's
+  "survivorship bias" — shown next to accuracy for that reason); summed as logs in Totals, so rows add up;
 - fast_p: share of operators that are correct AND at least p times as fast as the baseline (KernelBench);
 - pass@k: the unbiased estimator 1 - C(n-c, k) / C(n, k) of Chen et al. (2021), averaged over operators;
 - tokens per success: total tokens / number of correct operators.
@@ -12,23 +13,8 @@ Definitions follow the upstream KernelGenBench paper (research/upstream_kgb.md �
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-
-
-def geometric_mean(values: Iterable[float]) -> float | None:
-    """Geometric mean of the positive values; None when there are none (non-positive values are dropped,
-    as upstream does, because a speedup of 0 is a missing timing, not an infinitely slow kernel)."""
-    logs = [math.log(v) for v in values if v is not None and v > 0 and math.isfinite(v)]
-    if not logs:
-        return None
-    return math.exp(sum(logs) / len(logs))
-
-
-def two_level_geomean(per_operator_case_speedups: Iterable[Sequence[float]]) -> float | None:
-    """Geomean over operators of each operator's geomean over its cases (operators without timings skipped)."""
-    per_operator = [geometric_mean(cases) for cases in per_operator_case_speedups]
-    return geometric_mean(s for s in per_operator if s is not None)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -50,24 +36,6 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     for i in range(n - c + 1, n + 1):
         prob_all_fail *= 1.0 - k / i
     return 1.0 - prob_all_fail
-
-
-def mean_pass_at_k(samples: Iterable[tuple[int, int]], k: int) -> float | None:
-    """Mean pass@k over operators given (n, c) per operator; None without operators."""
-    values = [pass_at_k(n, c, k) for n, c in samples]
-    return sum(values) / len(values) if values else None
-
-
-def fast_p(results: Iterable[tuple[bool, float | None]], p: float = 1.0) -> float | None:
-    """Share of operators that are correct with speedup >= p (fast_1 = correct and not slower than the baseline).
-
-    `results` holds (correct, best speedup) per attempted operator; the denominator is every attempted operator.
-    """
-    results = list(results)
-    if not results:
-        return None
-    hits = sum(1 for correct, speedup in results if correct and speedup is not None and speedup >= p)
-    return hits / len(results)
 
 
 def ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -140,7 +108,7 @@ class OperatorOutcome:
 
 @dataclass(frozen=True)
 class Totals:
-    """Additive sums over operators: rows for several sources add up field by field."""
+    """Sums over operators, stored per (submission, chip, operator set) in LeaderboardEntry."""
 
     operators_attempted: int = 0
     operators_evaluated: int = 0
@@ -159,13 +127,6 @@ class Totals:
     pass5_sum: float = 0.0
     pass10_sum: float = 0.0
     max_samples: int = 0
-
-    def __add__(self, other: Totals) -> Totals:
-        values = {}
-        for name in self.__dataclass_fields__:
-            a, b = getattr(self, name), getattr(other, name)
-            values[name] = max(a, b) if name == "max_samples" else a + b
-        return Totals(**values)
 
 
 def totals_from_outcomes(outcomes: Iterable[OperatorOutcome], *, operators_attempted: int) -> Totals:

@@ -1,4 +1,6 @@
-"""LLM models, agent scaffolds, submissions and their attempts; reported (published) results."""
+"""LLM models, agent scaffolds, submissions and their attempts; reported (published) results; the
+leaderboard summary table. The words (tracks, statuses, operator sets) come from
+leaderboard.vocabulary."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+
+from leaderboard.vocabulary import OperatorSet, ScaffoldKind, SubmissionStatus, Track
 
 
 class LLMModel(models.Model):
@@ -43,12 +47,6 @@ class LLMModel(models.Model):
         return f"{self.name} {self.version}".strip()
 
 
-class ScaffoldKind(models.TextChoices):
-    ONE_SHOT = "one_shot", "one-shot LLM"
-    PASS_AT_K = "pass_at_k", "LLM pass@k"
-    AGENT = "agent", "agent"
-
-
 class Scaffold(models.Model):
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=10, choices=ScaffoldKind.choices)
@@ -60,27 +58,11 @@ class Scaffold(models.Model):
         ordering = ["name", "version"]
         constraints = [
             models.UniqueConstraint(fields=["name", "version"], name="scaffold_unique_name_version"),
-            models.CheckConstraint(
-                condition=models.Q(kind__in=["one_shot", "pass_at_k", "agent"]), name="scaffold_kind_valid"
-            ),
+            models.CheckConstraint(condition=models.Q(kind__in=ScaffoldKind.values), name="scaffold_kind_valid"),
         ]
 
     def __str__(self) -> str:
         return f"{self.name} {self.version}".strip()
-
-
-class Track(models.TextChoices):
-    LLM = "llm", "LLM (pass@k)"
-    AGENT = "agent", "agent"
-    REFERENCE = "reference", "reference Triton"
-
-
-class SubmissionStatus(models.TextChoices):
-    RECEIVED = "received", "received"
-    EVALUATING = "evaluating", "evaluating"
-    COMPLETE = "complete", "complete"
-    FAILED = "failed", "failed"
-    WITHDRAWN = "withdrawn", "withdrawn"
 
 
 class Submission(models.Model):
@@ -94,6 +76,7 @@ class Submission(models.Model):
     )
     target_chip = models.ForeignKey("evaluator.Chip", on_delete=models.PROTECT, related_name="submissions")
     metadata = models.JSONField(default=dict, blank=True)
+    # derived from the submission's jobs; written only by leaderboard.services (sync_submission_status)
     status = models.CharField(max_length=12, choices=SubmissionStatus.choices, default=SubmissionStatus.RECEIVED)
     is_public = models.BooleanField(default=True)
     is_demo = models.BooleanField(default=False, help_text="Demo data from `seed_demo`: labelled as such on the site.")
@@ -103,17 +86,15 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
+            models.CheckConstraint(condition=models.Q(track__in=Track.values), name="submission_track_valid"),
             models.CheckConstraint(
-                condition=models.Q(track__in=["llm", "agent", "reference"]), name="submission_track_valid"
-            ),
-            models.CheckConstraint(
-                condition=models.Q(status__in=["received", "evaluating", "complete", "failed", "withdrawn"]),
-                name="submission_status_valid",
+                condition=models.Q(status__in=SubmissionStatus.values), name="submission_status_valid"
             ),
         ]
         indexes = [
             # the leaderboard lists public submissions per chip, newest first
             models.Index(fields=["target_chip", "is_public", "status"], name="submission_board_idx"),
+            # the account page: a user's submissions, newest first
             models.Index(fields=["uploader", "created_at"], name="submission_uploader_idx"),
         ]
 
@@ -198,20 +179,10 @@ class ReportedResult(models.Model):
         return f"{self.method} ({self.model_name}) {self.chip_label} {self.operator_set}"
 
 
-class OperatorSet(models.TextChoices):
-    ALL = "all", "all sources"
-    ATEN = "aten", "ATen"
-    VLLM = "vllm13", "vLLM"
-    CUBLAS = "cublas", "cuBLAS"
-    MC = "mc", "multi-chip set"
-
-
-SOURCE_SETS = (OperatorSet.ATEN, OperatorSet.VLLM, OperatorSet.CUBLAS)
-
-
 class LeaderboardEntry(models.Model):
     """Additive per-(submission, chip, operator set) sums, rebuilt from Evaluation rows whenever a result of
-    the submission is recorded (leaderboard.services.refresh_leaderboard_entries).
+    the submission is recorded (leaderboard.services.refresh_leaderboard_entries, on the evaluator's
+    evaluation_recorded signal; `manage.py rebuild_entries` rebuilds them all).
 
     Why a summary table: the leaderboard must render in well under 200 ms over a million evaluations; it reads
     these few rows (submissions x chips x 4) and adds them up instead of grouping the evaluations per request.
@@ -253,8 +224,7 @@ class LeaderboardEntry(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["submission", "chip", "operator_set"], name="entry_unique_cell"),
             models.CheckConstraint(
-                condition=models.Q(operator_set__in=["all", "aten", "vllm13", "cublas", "mc"]),
-                name="entry_operator_set_valid",
+                condition=models.Q(operator_set__in=OperatorSet.values), name="entry_operator_set_valid"
             ),
         ]
         indexes = [

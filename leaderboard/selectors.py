@@ -2,7 +2,9 @@
 download always hold the same rows.
 
 The leaderboards read LeaderboardEntry (a few rows per submission, see models.py) and add its sums up in the
-database; the percentages and geometric means are then derived in leaderboard.metrics.
+database; the percentages and geometric means are then derived in leaderboard.metrics. Who may see a
+submission is decided here once (visible_submissions), and the CSV/JSON downloads are flattened here too
+(the *_export functions), so a page and its download cannot drift apart.
 """
 
 from __future__ import annotations
@@ -12,11 +14,19 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 
 from django.conf import settings
-from django.db.models import Count, Max, Q, QuerySet
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Count, Max, Prefetch, Q, QuerySet, Sum
+from rest_framework.authtoken.models import Token
 
-from evaluator.models import Chip, Evaluation, EvaluationJob, JobState
+from evaluator.models import Chip, Evaluation, EvaluationJob
+from evaluator.vocabulary import TERMINAL_JOB_STATES, VERDICT_RANK, JobState, Tier, Verdict
+from kgsite.errors import NotFound
 from leaderboard import metrics
-from leaderboard.models import SOURCE_SETS, Attempt, LeaderboardEntry, OperatorSet, ReportedResult, Submission
+from leaderboard.models import Attempt, LeaderboardEntry, ReportedResult, Submission
+from leaderboard.vocabulary import OPEN_SUBMISSION_STATUSES, SOURCE_SETS, OperatorSet, SubmissionStatus
+from operators.models import Operator
+
+Viewer = AbstractBaseUser | AnonymousUser | None
 
 SUM_FIELDS = (
     "operators_attempted",
@@ -44,8 +54,8 @@ SUM_FIELDS = (
 TOTALS_FIELDS = tuple(metrics.Totals.__dataclass_fields__)
 SOURCE_CHOICES = [
     ("all", "All sources"),
-    *[(s.value, s.label) for s in SOURCE_SETS],
-    (OperatorSet.MC.value, "MC set (ATen)"),
+    *[(s, OperatorSet.labels[s]) for s in SOURCE_SETS],
+    (OperatorSet.MC, "MC set (ATen)"),
 ]
 
 
@@ -107,6 +117,10 @@ class LeaderboardRow:
         # shallow on purpose: every field is a scalar, and dataclasses.asdict's deep copy dominated the downloads
         return {name: getattr(self, name) for name in ROW_FIELDS}
 
+    def as_export(self) -> dict:
+        """The row as downloads and the API give it (without the internal model and scaffold ids)."""
+        return {name: getattr(self, name) for name in EXPORT_FIELDS}
+
 
 ROW_FIELDS = tuple(LeaderboardRow.__dataclass_fields__)
 
@@ -138,8 +152,8 @@ SORT_KEYS = {c.key for c in LEADERBOARD_COLUMNS} | {"name", "model", "scaffold",
 EXPORT_FIELDS = [f for f in LeaderboardRow.__dataclass_fields__ if f not in ("model_id", "scaffold_id")]
 
 
-def visible_submissions(viewer) -> Q:
-    """Public submissions, plus the viewer's own private ones (staff see everything)."""
+def visible_submissions(viewer: Viewer) -> Q:
+    """The visibility rule: public submissions, plus the viewer's own private ones (staff see everything)."""
     if viewer is not None and getattr(viewer, "is_staff", False):
         return Q()
     if viewer is not None and viewer.is_authenticated:
@@ -147,11 +161,137 @@ def visible_submissions(viewer) -> Q:
     return Q(is_public=True)
 
 
-def submissions_visible_to(viewer) -> QuerySet[Submission]:
-    return Submission.objects.filter(visible_submissions(viewer)).exclude(status="withdrawn")
+def submissions_visible_to(viewer: Viewer) -> QuerySet[Submission]:
+    """What lists and boards show: the visible submissions, without withdrawn ones."""
+    return Submission.objects.filter(visible_submissions(viewer)).exclude(status=SubmissionStatus.WITHDRAWN)
 
 
-def _entry_queryset(filters: LeaderboardFilters, viewer, *, operator_sets: list[str]) -> QuerySet[LeaderboardEntry]:
+def submission_for_viewer(*, pk, viewer: Viewer) -> Submission:
+    """One submission for its page or API detail; NotFound when absent or private to someone else
+    (a private submission does not reveal that it exists)."""
+    submission = (
+        Submission.objects.filter(visible_submissions(viewer))
+        .select_related("model", "scaffold", "target_chip", "uploader")
+        .annotate(attempt_count=Count("attempts"))
+        .filter(pk=pk)
+        .first()
+    )
+    if submission is None:
+        raise NotFound("No such submission.")
+    return submission
+
+
+def attempt_for_viewer(*, pk: int, viewer: Viewer) -> Attempt:
+    """One attempt of a visible submission (NotFound otherwise), with its submission, operator and
+    evaluations (newest first, with their chip and runner)."""
+    evaluations = Evaluation.objects.select_related("chip", "runner").order_by("-created_at")
+    attempt = (
+        Attempt.objects.filter(submission__in=Submission.objects.filter(visible_submissions(viewer)).values("pk"))
+        .select_related("submission", "operator")
+        .prefetch_related(Prefetch("evaluations", queryset=evaluations))
+        .filter(pk=pk)
+        .first()
+    )
+    if attempt is None:
+        raise NotFound("No such attempt.")
+    return attempt
+
+
+def attempt_evaluations(*, attempt: Attempt) -> list[Evaluation]:
+    """The attempt's evaluations, newest first (prefetched by attempt_for_viewer)."""
+    return list(attempt.evaluations.all())
+
+
+def can_delete(*, submission: Submission, viewer: Viewer) -> bool:
+    """Who may delete a submission: its uploader and staff (leaderboard.services.delete_submission)."""
+    return bool(
+        viewer is not None
+        and viewer.is_authenticated
+        and (getattr(viewer, "is_staff", False) or submission.uploader_id == viewer.pk)
+    )
+
+
+def submission_list(*, viewer: Viewer, mine: bool = False) -> QuerySet[Submission]:
+    """The API's submission list: visible submissions, newest first (only the viewer's with `mine`)."""
+    queryset = (
+        submissions_visible_to(viewer)
+        .select_related("model", "scaffold", "target_chip", "uploader")
+        .annotate(attempt_count=Count("attempts"))
+    )
+    if mine and viewer is not None and viewer.is_authenticated:
+        queryset = queryset.filter(uploader=viewer)
+    return queryset.order_by("-created_at")
+
+
+@dataclass(frozen=True)
+class AccountPage:
+    token: Token | None
+    submissions: QuerySet[Submission]
+
+
+def account_page(*, user: AbstractBaseUser) -> AccountPage:
+    """A user's API token (if any) and every submission they uploaded, withdrawn ones included."""
+    return AccountPage(
+        token=Token.objects.filter(user=user).first(),
+        submissions=Submission.objects.filter(uploader=user).select_related("model", "scaffold", "target_chip"),
+    )
+
+
+@dataclass(frozen=True)
+class SiteStats:
+    operators: int
+    chips: int
+    submissions: int
+    evaluations: int
+
+
+def site_stats(*, viewer: Viewer) -> SiteStats:
+    """The home page's counts."""
+    return SiteStats(
+        operators=Operator.objects.filter(in_catalog=True).count(),
+        chips=Chip.objects.filter(active=True).count(),
+        submissions=submissions_visible_to(viewer).count(),
+        # evaluated kernels from the summary table: COUNT(*) over a million evaluations would cost the page ~100 ms
+        evaluations=LeaderboardEntry.objects.filter(operator_set=OperatorSet.ALL).aggregate(n=Sum("samples"))["n"] or 0,
+    )
+
+
+def busiest_chip_slug() -> str:
+    """The chip with the most leaderboard rows ("" with none): the Multi-Source view's default chip."""
+    busiest = LeaderboardEntry.objects.values("chip__slug").annotate(n=Count("id")).order_by("-n").first()
+    return busiest["chip__slug"] if busiest else ""
+
+
+def catalog_operator(*, pk: str) -> Operator:
+    """One operator for its page (retired ones too: old submissions link to them)."""
+    operator = Operator.objects.filter(pk=pk).first()
+    if operator is None:
+        raise NotFound("No such operator.")
+    return operator
+
+
+def operator_list(*, source: str = "") -> QuerySet[Operator]:
+    """The catalog's operators, of one source when given."""
+    operators = Operator.objects.filter(in_catalog=True)
+    return operators.filter(source=source) if source else operators
+
+
+OPERATOR_EXPORT_FIELDS = ["id", "source", "name", "category", "mc", "provisional"]
+
+
+def operator_list_export(*, source: str = "") -> list[dict]:
+    return list(operator_list(source=source).values(*OPERATOR_EXPORT_FIELDS))
+
+
+def operator_tiers(*, operator: Operator) -> list[tuple[str, int]]:
+    """The operator's case counts per tier, in the tiers' order (unknown tiers last)."""
+    order = {tier: index for index, tier in enumerate(Tier.values)}
+    return sorted(operator.case_counts.items(), key=lambda item: order.get(item[0], len(order)))
+
+
+def _entry_queryset(
+    filters: LeaderboardFilters, viewer: Viewer, *, operator_sets: list[str]
+) -> QuerySet[LeaderboardEntry]:
     visible = submissions_visible_to(viewer)
     if filters.model:
         visible = visible.filter(model_id=filters.model)
@@ -174,7 +314,7 @@ def _entry_queryset(filters: LeaderboardFilters, viewer, *, operator_sets: list[
 
 
 def _operator_sets(source: str) -> list[str]:
-    return [OperatorSet.ALL.value] if source in ("", "all") else [source]
+    return [OperatorSet.ALL] if source in ("", OperatorSet.ALL) else [source]
 
 
 def _price(value) -> float | None:
@@ -283,7 +423,7 @@ def _sort(rows: list, key: str, desc: bool) -> list:
     return present + missing
 
 
-def leaderboard_rows(*, filters: LeaderboardFilters, viewer=None) -> list[LeaderboardRow]:
+def leaderboard_rows(*, filters: LeaderboardFilters, viewer: Viewer = None) -> list[LeaderboardRow]:
     """One row per (submission, chip) over the chosen operator set(s), filtered and sorted as asked.
 
     Preliminary rows (too few evaluated operators) sort below complete ones so they never take first place.
@@ -385,7 +525,7 @@ def _method_rows(rows_by_column: dict[str, list[LeaderboardRow]]) -> list[Method
 
 
 def _rows_by(
-    filters: LeaderboardFilters, viewer, *, operator_sets: list[str], column_field: str
+    filters: LeaderboardFilters, viewer: Viewer, *, operator_sets: list[str], column_field: str
 ) -> dict[str, list[LeaderboardRow]]:
     entries = _entry_queryset(filters, viewer, operator_sets=operator_sets)
     by_column: dict[str, list[LeaderboardRow]] = defaultdict(list)
@@ -395,11 +535,11 @@ def _rows_by(
     return by_column
 
 
-def multi_source(*, filters: LeaderboardFilters, viewer=None) -> tuple[list[str], list[MethodRow]]:
+def multi_source(*, filters: LeaderboardFilters, viewer: Viewer = None) -> tuple[list[str], list[MethodRow]]:
     """Methods x {overall, aten, vllm13, cublas} on one chip (filters.chip; required by the caller)."""
-    by_source = _rows_by(filters, viewer, operator_sets=[s.value for s in SOURCE_SETS], column_field="operator_set")
+    by_source = _rows_by(filters, viewer, operator_sets=list(SOURCE_SETS), column_field="operator_set")
     overall = leaderboard_rows(filters=LeaderboardFilters(**{**asdict(filters), "source": "all"}), viewer=viewer)
-    columns = ["all", *[s.value for s in SOURCE_SETS]]
+    columns = [OperatorSet.ALL, *SOURCE_SETS]
     rows = _method_rows({"all": overall, **by_source})
     rows.sort(key=lambda r: -(r.cells.get("all").accuracy_pct or 0) if r.cells.get("all") else 0)
     return columns, rows
@@ -414,11 +554,11 @@ def reference_chip(chips: list[Chip], methods_per_chip: dict[str, int]) -> Chip 
 
 
 def multi_chip(
-    *, filters: LeaderboardFilters, viewer=None, reference: str = ""
+    *, filters: LeaderboardFilters, viewer: Viewer = None, reference: str = ""
 ) -> tuple[list[Chip], Chip | None, list[MethodRow]]:
     """Methods x chips over the MC operator set; each cell carries its drop against the reference chip."""
-    mc_filters = LeaderboardFilters(**{**asdict(filters), "chip": "", "source": OperatorSet.MC.value})
-    by_chip = _rows_by(mc_filters, viewer, operator_sets=[OperatorSet.MC.value], column_field="chip__slug")
+    mc_filters = LeaderboardFilters(**{**asdict(filters), "chip": "", "source": OperatorSet.MC})
+    by_chip = _rows_by(mc_filters, viewer, operator_sets=[OperatorSet.MC], column_field="chip__slug")
     chips = sorted(Chip.objects.filter(slug__in=list(by_chip)), key=lambda c: (c.family != "nvidia", c.vendor, c.name))
     ref = next((c for c in chips if c.slug == reference), None) or reference_chip(
         chips, {slug: len(rows) for slug, rows in by_chip.items()}
@@ -495,6 +635,106 @@ def reported_pivot(*, table: str) -> tuple[list[str], list[dict]]:
     return columns, list(rows.values())
 
 
+# --- downloads: every table flattened to rows of scalars, with its columns -------------------------------
+
+
+@dataclass(frozen=True)
+class Export:
+    rows: list[dict]
+    fields: list[str]
+    filename: str
+
+
+def leaderboard_export(*, filters: LeaderboardFilters, rows: list[LeaderboardRow]) -> Export:
+    return Export(
+        rows=[row.as_export() for row in rows],
+        fields=EXPORT_FIELDS,
+        filename=f"leaderboard-{filters.source}-{filters.chip or 'all-chips'}",
+    )
+
+
+METHOD_FIELDS = ["method", "model", "scaffold", "track", "demo"]
+
+
+def _method_item(row: MethodRow) -> dict:
+    return {"method": row.method, "model": row.model, "scaffold": row.scaffold, "track": row.track, "demo": row.is_demo}
+
+
+def multi_source_export(*, chip: str, columns: list[str], rows: list[MethodRow]) -> Export:
+    measures = ("accuracy_pct", "speedup", "operators")
+    flat = []
+    for row in rows:
+        item = {**_method_item(row), "chip": chip}
+        for column in columns:
+            cell = row.cells.get(column)
+            item[f"{column}_accuracy_pct"] = cell.accuracy_pct if cell else None
+            item[f"{column}_speedup"] = cell.speedup if cell else None
+            item[f"{column}_operators"] = cell.operators_evaluated if cell else None
+        flat.append(item)
+    fields = [*METHOD_FIELDS, "chip", *(f"{c}_{m}" for c in columns for m in measures)]
+    return Export(rows=flat, fields=fields, filename=f"multi-source-{chip}")
+
+
+def multi_chip_export(*, chips: list[Chip], reference: Chip | None, rows: list[MethodRow]) -> Export:
+    measures = ("accuracy_pct", "speedup", "accuracy_drop", "speedup_ratio")
+    flat = []
+    for row in rows:
+        item = {**_method_item(row), "reference_chip": reference.slug if reference else ""}
+        for chip in chips:
+            cell = row.cells.get(chip.slug)
+            for measure in measures:
+                item[f"{chip.slug}_{measure}"] = getattr(cell, measure) if cell else None
+        flat.append(item)
+    fields = [*METHOD_FIELDS, "reference_chip", *(f"{c.slug}_{m}" for c in chips for m in measures)]
+    return Export(rows=flat, fields=fields, filename="multi-chip")
+
+
+REPORTED_EXPORT_FIELDS = [
+    "source_name",
+    "table",
+    "method",
+    "model_name",
+    "chip_label",
+    "operator_set",
+    "accuracy_pct",
+    "speedup",
+    "total_tokens_m",
+    "tokens_per_success_m",
+    "total_time_h",
+    "note",
+]
+
+
+def reported_export(*, table: str = "") -> Export:
+    """Every reported row, or one table's."""
+    rows = reported_rows(table=table) if table else list(ReportedResult.objects.all())
+    flat = [{name: getattr(r, name) for name in REPORTED_EXPORT_FIELDS} for r in rows]
+    return Export(rows=flat, fields=REPORTED_EXPORT_FIELDS, filename="reported-results")
+
+
+def submission_export(*, submission: Submission, chips: list[str], rows: list[OperatorResultRow]) -> Export:
+    """The per-operator table of a submission: one row per operator and chip."""
+    fields = ["operator", "source", "samples", "chip", "verdict", "speedup", "cases", "tier"]
+    flat = []
+    for row in rows:
+        for chip in chips:
+            cell = row.cells.get(chip) or {}
+            flat.append(
+                {
+                    "operator": row.operator_id,
+                    "source": row.source,
+                    "samples": row.samples,
+                    "chip": chip,
+                    **{name: cell.get(name) for name in ("verdict", "speedup", "cases", "tier")},
+                }
+            )
+    return Export(rows=flat, fields=fields, filename=f"submission-{submission.pk}")
+
+
+def operator_export(*, source: str = "") -> Export:
+    return Export(rows=operator_list_export(source=source), fields=OPERATOR_EXPORT_FIELDS, filename="operators")
+
+
 # --- detail pages -------------------------------------------------------------------------------------------
 
 
@@ -507,7 +747,7 @@ def submission_progress(*, submission: Submission) -> dict:
         .order_by()
     )
     total = sum(counts.values())
-    finished = sum(counts.get(s, 0) for s in (JobState.DONE, JobState.FAILED, JobState.CANCELLED))
+    finished = sum(counts.get(s, 0) for s in TERMINAL_JOB_STATES)
     verdicts = dict(
         Evaluation.objects.filter(attempt__submission=submission)
         .values_list("verdict")
@@ -521,7 +761,7 @@ def submission_progress(*, submission: Submission) -> dict:
         "running": counts.get(JobState.RUNNING, 0),
         "failed": counts.get(JobState.FAILED, 0),
         "percent": round(100 * finished / total) if total else 0,
-        "active": submission.status in ("received", "evaluating") and (total == 0 or finished < total),
+        "active": submission.status in OPEN_SUBMISSION_STATUSES and (total == 0 or finished < total),
         "verdicts": verdicts,
         "status": submission.status,
     }
@@ -545,15 +785,6 @@ def submission_operator_table(*, submission: Submission) -> tuple[list[str], lis
     evaluations = Evaluation.objects.filter(attempt__submission=submission).values_list(
         "attempt_id", "chip__slug", "verdict", "speedup", "cases_passed", "cases_total", "tier", "id"
     )
-    rank = {
-        "correct": 6,
-        "incorrect": 5,
-        "cheat_detected": 4,
-        "timeout": 3,
-        "runtime_error": 2,
-        "missing_entrypoint": 1,
-        "compile_error": 0,
-    }
     by_attempt = {a[0]: a for a in attempts}
     rows: dict[str, OperatorResultRow] = {}
     for _attempt_id, op_id, source, _ in attempts:
@@ -572,8 +803,8 @@ def submission_operator_table(*, submission: Submission) -> tuple[list[str], lis
             "cases": f"{passed}/{total}",
             "tier": tier,
         }
-        if current is None or (rank.get(verdict, 0), speedup or 0) > (
-            rank.get(current["verdict"], 0),
+        if current is None or (VERDICT_RANK.get(verdict, 0), speedup or 0) > (
+            VERDICT_RANK.get(current["verdict"], 0),
             current["speedup"] or 0,
         ):
             rows[op_id].cells[chip] = candidate
@@ -582,11 +813,13 @@ def submission_operator_table(*, submission: Submission) -> tuple[list[str], lis
     return chips, sorted(rows.values(), key=lambda r: (r.source, r.operator_id))
 
 
-def best_solutions(*, operator_id: str, viewer=None, per_chip: int = 5) -> dict[str, list[dict]]:
+def best_solutions(*, operator_id: str, viewer: Viewer = None, per_chip: int = 5) -> dict[str, list[dict]]:
     """Per chip: the fastest correct attempts of visible submissions for one operator."""
     visible = submissions_visible_to(viewer).values("pk")
     rows = (
-        Evaluation.objects.filter(attempt__operator_id=operator_id, verdict="correct", attempt__submission__in=visible)
+        Evaluation.objects.filter(
+            attempt__operator_id=operator_id, verdict=Verdict.CORRECT, attempt__submission__in=visible
+        )
         .values(
             "chip__slug",
             "chip__name",
@@ -620,14 +853,16 @@ def speedup_distributions(*, rows: list[LeaderboardRow], source: str, limit: int
     if not top:
         return []
     sources = (
-        [s.value for s in SOURCE_SETS] if source in ("", "all") else [source if source != OperatorSet.MC else "aten"]
+        list(SOURCE_SETS)
+        if source in ("", OperatorSet.ALL)
+        else [source if source != OperatorSet.MC else OperatorSet.ATEN]
     )
     query = Q()
     for r in top:
         query |= Q(attempt__submission_id=r.submission_id, chip__slug=r.chip)
     values = (
         Evaluation.objects.filter(
-            query, verdict="correct", speedup__isnull=False, attempt__operator__source__in=sources
+            query, verdict=Verdict.CORRECT, speedup__isnull=False, attempt__operator__source__in=sources
         )
         .values("attempt__submission_id", "chip__slug", "attempt__operator_id")
         .annotate(best=Max("speedup"))

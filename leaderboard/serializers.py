@@ -8,14 +8,16 @@ from leaderboard import metrics
 from leaderboard.models import Attempt, ReportedResult, Submission
 from leaderboard.selectors import SOURCE_CHOICES
 from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
+from leaderboard.vocabulary import Track
 
 
 class LeaderboardQuerySerializer(serializers.Serializer):
     source = serializers.ChoiceField(choices=[c for c, _ in SOURCE_CHOICES], required=False, default="all")
     chip = serializers.SlugField(required=False, default="", allow_blank=True)
-    model = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
-    scaffold = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
-    track = serializers.ChoiceField(choices=["", "llm", "agent", "reference"], required=False, default="")
+    # ids are 64-bit: a larger number is refused here instead of overflowing the database driver
+    model = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=2**63 - 1)
+    scaffold = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=2**63 - 1)
+    track = serializers.ChoiceField(choices=["", *Track.values], required=False, default="")
     demo = serializers.ChoiceField(choices=["include", "exclude", "only"], required=False, default="include")
     preliminary = serializers.BooleanField(required=False, default=True)
     held_out = serializers.BooleanField(required=False, default=False)
@@ -110,16 +112,6 @@ class SubmissionUploadSerializer(serializers.Serializer):
     metadata = serializers.FileField(
         help_text=f"metadata JSON (docs/submission_format.md), at most {MAX_METADATA_BYTES // 2**20} MiB"
     )
-
-
-class UploadErrorSerializer(serializers.Serializer):
-    where = serializers.CharField()
-    message = serializers.CharField()
-
-
-class UploadErrorResponseSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    errors = UploadErrorSerializer(many=True)
 
 
 class ProgressSerializer(serializers.Serializer):

@@ -1,44 +1,48 @@
-"""Writes of the leaderboard app: submissions, the leaderboard summary table, API tokens, reported results."""
+"""Writes of the leaderboard app: submissions and their status, the leaderboard summary table, API
+tokens, reported results.
+
+The leaderboard sits above the evaluator: it hands attempts to evaluator.services to be evaluated
+and learns what happened through the evaluator's signals (leaderboard.receivers). It alone writes
+a submission's status (sync_submission_status) and its LeaderboardEntry rows
+(refresh_leaderboard_entries).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-import logging
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
-from evaluator.models import Chip, Evaluation, EvaluationJob, JobState, Verdict
+from evaluator import services as evaluator_services
+from evaluator.errors import QueueLimitExceeded
+from evaluator.models import Chip, Evaluation, EvaluationJob
+from evaluator.vocabulary import COMPILED_VERDICTS, TERMINAL_JOB_STATES, Verdict
+from kgsite.errors import Forbidden
 from leaderboard import metrics
 from leaderboard.models import (
     Attempt,
     LeaderboardEntry,
     LLMModel,
-    OperatorSet,
     ReportedResult,
     Scaffold,
-    ScaffoldKind,
     Submission,
-    SubmissionStatus,
 )
 from leaderboard.upload import UploadError, UploadInvalid, ValidatedUpload, validate_upload
+from leaderboard.vocabulary import (
+    COUNTED_TIERS,
+    OPEN_SUBMISSION_STATUSES,
+    OperatorSet,
+    ScaffoldKind,
+    SubmissionStatus,
+)
 from operators.models import Operator
-
-logger = logging.getLogger(__name__)
-
-# the tiers whose verdicts count on the leaderboard; `full` (the upstream coverage) wins over `smoke`
-COUNTED_TIERS = {"full": 2, "smoke": 1}
-COMPILED = {
-    v.value
-    for v in (Verdict.CORRECT, Verdict.INCORRECT, Verdict.RUNTIME_ERROR, Verdict.TIMEOUT, Verdict.CHEAT_DETECTED)
-}
 
 
 @dataclass
@@ -88,7 +92,7 @@ def _outcomes_per_chip(submission_id) -> dict[tuple[int, str], metrics.OperatorO
         outcomes[key] = metrics.OperatorOutcome(
             samples=len(samples),
             samples_correct=len(correct),
-            compiled=any(s.verdict in COMPILED for s in samples),
+            compiled=any(s.verdict in COMPILED_VERDICTS for s in samples),
             correct=bool(correct),
             best_speedup=max(speedups) if speedups else None,
             best_sol_pct=max(sols) if sols else None,
@@ -102,7 +106,8 @@ def refresh_leaderboard_entries(*, submission_id) -> int:
     """Rebuild the submission's LeaderboardEntry rows from its attempts and evaluations. Returns the row count.
 
     Cheap (one submission: at most a few thousand evaluations) and idempotent, so it runs after every
-    recorded result; the target chip always gets rows so a submission shows up while it is evaluated.
+    recorded result (leaderboard.receivers); the target chip always gets rows so a submission shows up
+    while it is evaluated.
 
     A submission deleted before or during the refresh leaves nothing to refresh (returns 0): the
     refresh first locks the submission's jobs, as delete_submission does in the same order, so the
@@ -117,7 +122,6 @@ def refresh_leaderboard_entries(*, submission_id) -> int:
         entries = _entries(submission_id, submission["target_chip_id"])
         LeaderboardEntry.objects.filter(submission_id=submission_id).delete()
         LeaderboardEntry.objects.bulk_create(entries)
-        _update_status(submission_id)
     return len(entries)
 
 
@@ -185,73 +189,96 @@ def _entries(submission_id, target_chip_id) -> list[LeaderboardEntry]:
     return entries
 
 
-def _update_status(submission_id) -> None:
-    """evaluating -> complete once no job of the submission is queued or running."""
-    jobs = EvaluationJob.objects.filter(attempt__submission_id=submission_id)
-    if not jobs.exists():
-        return
-    if jobs.filter(state__in=[JobState.QUEUED, JobState.RUNNING]).exists():
-        Submission.objects.filter(pk=submission_id, status=SubmissionStatus.RECEIVED).update(
-            status=SubmissionStatus.EVALUATING
-        )
-    else:
-        Submission.objects.filter(
-            pk=submission_id, status__in=[SubmissionStatus.RECEIVED, SubmissionStatus.EVALUATING]
-        ).update(status=SubmissionStatus.COMPLETE)
-
-
 def rebuild_all_entries(*, submission_ids: Iterable | None = None) -> int:
+    """Rebuild the LeaderboardEntry rows of the given submissions (all of them by default): after a
+    change to how the rows are computed, or to repair them (`manage.py rebuild_entries`)."""
     ids = list(submission_ids) if submission_ids is not None else list(Submission.objects.values_list("id", flat=True))
     return sum(refresh_leaderboard_entries(submission_id=sid) for sid in ids)
+
+
+# --- a submission's status: one writer ---------------------------------------------------------------------
+
+
+@transaction.atomic
+def sync_submission_status(*, submission_id) -> str | None:
+    """Bring the submission's status in line with its jobs, and return it (None: no such submission).
+
+    The one writer of Submission.status, apart from withdraw_submission. A received or evaluating
+    submission is evaluating while any of its jobs is queued or running, and complete once it has
+    jobs and all of them have settled (a job that failed without a verdict has settled too: the
+    submission is complete, with that operator unevaluated). A complete or withdrawn submission
+    stays as it is. Called when jobs are created (enqueue_submission) and whenever one settles
+    (the evaluator's job_settled signal), inside that transaction. The submission row is locked
+    first: two jobs of one submission settling at once are counted one after the other, so the
+    second sees the first one settled.
+    """
+    status = (
+        Submission.objects.select_for_update(of=("self",)).filter(pk=submission_id).values_list("status", flat=True)
+    ).first()
+    if status is None or status not in OPEN_SUBMISSION_STATUSES:
+        return status
+    states = set(EvaluationJob.objects.filter(attempt__submission_id=submission_id).values_list("state", flat=True))
+    if not states:
+        return status
+    new = SubmissionStatus.COMPLETE if states <= set(TERMINAL_JOB_STATES) else SubmissionStatus.EVALUATING
+    if new != status:
+        Submission.objects.filter(pk=submission_id).update(status=new)
+    return new
+
+
+@transaction.atomic
+def withdraw_submission(*, submission: Submission, user: AbstractBaseUser) -> None:
+    """Take a submission off every board and list, keeping its records (staff only)."""
+    if not user.is_staff:
+        raise Forbidden("only staff can withdraw a submission")
+    Submission.objects.filter(pk=submission.pk).update(status=SubmissionStatus.WITHDRAWN)
+    submission.status = SubmissionStatus.WITHDRAWN
+
+
+# --- submissions ---------------------------------------------------------------------------------------------
 
 
 def _known_operators(ids):
     return set(Operator.objects.filter(id__in=list(ids), in_catalog=True).values_list("id", flat=True))
 
 
-def _queued_jobs(user) -> int:
-    return EvaluationJob.objects.filter(
-        attempt__submission__uploader=user, state__in=[JobState.QUEUED, JobState.RUNNING]
-    ).count()
-
-
-def _enqueue(submission: Submission) -> None:
-    """Hand the submission to the evaluator (it records jobs and sends Celery tasks after commit)."""
-    try:
-        from evaluator.services import ServiceError, enqueue_submission
-    except ImportError:  # the dispatch layer is not installed in this checkout: keep the submission as received
-        logger.warning(
-            "evaluator.services.enqueue_submission is unavailable; submission %s not enqueued", submission.pk
-        )
-        return
-    try:
-        enqueue_submission(submission, user=submission.uploader)
-    except ServiceError as exc:  # e.g. the queue cap: the surrounding transaction rolls the submission back
-        raise UploadInvalid([UploadError("archive", str(exc))]) from exc
+@transaction.atomic
+def enqueue_submission(
+    *, submission: Submission, tier: str | None = None, user: AbstractBaseUser | None = None
+) -> list[EvaluationJob]:
+    """Jobs for every attempt of a submission on its target chip (smoke on cpu, full elsewhere), held
+    out when the submission is; the submission is then evaluating. Raises QueueLimitExceeded when
+    the uploader's queue has no room for them (nothing is created)."""
+    chip = submission.target_chip
+    attempts = list(submission.attempts.select_related("submission"))
+    jobs = evaluator_services.create_jobs(
+        attempts=attempts,
+        chip=chip,
+        tier=tier or evaluator_services.default_tier(chip),
+        held_out=submission.held_out,
+        user=user,
+    )
+    status = sync_submission_status(submission_id=submission.pk)
+    if status is not None:
+        submission.status = status
+    return jobs
 
 
 def create_submission(*, uploader: AbstractBaseUser, archive_bytes: bytes, metadata_bytes: bytes) -> Submission:
-    """Validate an upload completely, store it atomically, then enqueue its evaluation.
+    """Validate an upload completely, store it and enqueue its evaluation, in one transaction.
 
-    Raises UploadInvalid (nothing stored) for any bad input, including too many jobs already queued.
+    Raises UploadInvalid (nothing stored) for any bad input, including an upload whose jobs would
+    not fit in the uploader's queue (the evaluator's cap, checked once, in create_jobs).
     """
     chips = set(Chip.objects.filter(active=True).values_list("slug", flat=True))
     upload = validate_upload(archive_bytes, metadata_bytes, known_operators=_known_operators, known_chips=chips)
-    queued = _queued_jobs(uploader)
-    if queued + len(upload.files) > settings.KGB_MAX_QUEUED_JOBS_PER_USER:
-        raise UploadInvalid(
-            [
-                UploadError(
-                    "archive",
-                    f"you have {queued} evaluations queued; this upload would exceed the limit of "
-                    f"{settings.KGB_MAX_QUEUED_JOBS_PER_USER}. Wait for them to finish.",
-                )
-            ]
-        )
-    with transaction.atomic():
-        submission = _store(uploader=uploader, upload=upload)
-        _enqueue(submission)
-        transaction.on_commit(lambda: refresh_leaderboard_entries(submission_id=submission.pk))
+    try:
+        with transaction.atomic():
+            submission = _store(uploader=uploader, upload=upload)
+            enqueue_submission(submission=submission, user=uploader)
+            transaction.on_commit(lambda: refresh_leaderboard_entries(submission_id=submission.pk), robust=True)
+    except QueueLimitExceeded as exc:  # an upload's refusals are listed per part of the upload
+        raise UploadInvalid([UploadError("archive", exc.message)]) from exc
     return submission
 
 
@@ -300,14 +327,14 @@ def _store(*, uploader, upload: ValidatedUpload) -> Submission:
 
 
 @transaction.atomic
-def delete_submission(*, submission: Submission, user) -> None:
+def delete_submission(*, submission: Submission, user: AbstractBaseUser) -> None:
     """Owners delete their own submissions (staff any). One transaction: the submission, its attempts
     (the solution sources), their jobs with the jobs' events, the evaluations and the leaderboard
     rows all go (cascade), or after any failure all stay. The jobs are locked first, as recording a
     result locks its job: a result recorded just before goes with its job, one just after finds the
     job gone, and none can leave an evaluation behind."""
     if not (user.is_staff or submission.uploader_id == user.pk):
-        raise PermissionError("only the uploader can delete a submission")
+        raise Forbidden("Only the uploader can delete this submission.")
     list(
         EvaluationJob.objects.select_for_update(of=("self",))
         .filter(attempt__submission=submission)
@@ -317,7 +344,7 @@ def delete_submission(*, submission: Submission, user) -> None:
     submission.delete()
 
 
-def rotate_api_token(*, user) -> Token:
+def rotate_api_token(*, user: AbstractBaseUser) -> Token:
     """Create the user's API token, or replace it (the old one stops working at once)."""
     with transaction.atomic():
         Token.objects.filter(user=user).delete()
@@ -354,7 +381,7 @@ def _chip_for(label: str) -> Chip | None:
 
 
 def import_reported(*, results_csv: str | None = None, cost_csv: str | None = None, user=None) -> ImportReport:
-    """Import the paper's tables (CSV text as in shared/data/) as reported rows. Idempotent: a cell is keyed by
+    """Import the paper's tables (CSV text as in leaderboard/data/) as reported rows. Idempotent: a cell is keyed by
     (source, table, method, model, chip, operator set) and updated in place."""
     rows: list[tuple[dict, dict]] = []
     if results_csv:

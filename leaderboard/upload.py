@@ -20,6 +20,9 @@ import zipfile
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
+from kgsite.errors import ErrorItem, Invalid
+from leaderboard.vocabulary import ScaffoldKind, Track
+
 METADATA_SCHEMA = "kgb-submission/1"
 MAX_ARCHIVE_BYTES = 16 * 1024 * 1024
 MAX_METADATA_BYTES = 8 * 1024 * 1024
@@ -32,8 +35,6 @@ MAX_TOKENS_PER_SAMPLE = 2_000_000_000  # more than any agent has ever spent on o
 MAX_WALL_TIME_S = 7 * 24 * 3600
 MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024
 MAX_NAME_CHARS = 120
-TRACKS = ("llm", "agent", "reference")
-SCAFFOLD_KINDS = ("one_shot", "pass_at_k", "agent")
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens")
 USAGE_FIELDS = (*TOKEN_FIELDS, "turns", "wall_time_s", "transcript")
 
@@ -42,19 +43,17 @@ USAGE_FIELDS = (*TOKEN_FIELDS, "turns", "wall_time_s", "transcript")
 FILE_NAME_RE = re.compile(r"^(?P<ns>aten|vllm13|cublas)__(?P<op>[A-Za-z0-9_]+?)(?:\.(?P<sample>[0-9]{1,2}))?\.py$")
 
 
-@dataclass(frozen=True)
-class UploadError:
-    where: str  # a file name inside the zip, "archive", "metadata" or "metadata: <field>"
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.message}"
+# one problem of an upload; `where` is a file name inside the zip, "archive", "metadata" or "metadata: <field>"
+UploadError = ErrorItem
 
 
-class UploadInvalid(Exception):
+class UploadInvalid(Invalid):
+    """The upload is refused; `errors` lists every problem found (nothing was stored)."""
+
+    code = "invalid_upload"
+
     def __init__(self, errors: list[UploadError]):
-        super().__init__("; ".join(str(e) for e in errors[:5]))
-        self.errors = errors
+        super().__init__("; ".join(str(e) for e in errors[:5]), errors=errors)
 
 
 @dataclass(frozen=True)
@@ -201,13 +200,13 @@ def parse_metadata(
         for sub in fields:
             required = sub == "name" or (key == "model" and sub == "provider") or (key == "scaffold" and sub == "kind")
             target[sub] = _text(section, sub, errors, required=required, limit=200 if sub == "url" else 100)
-    if scaffold.get("kind") and scaffold["kind"] not in SCAFFOLD_KINDS:
-        errors.append(UploadError("metadata: scaffold.kind", f"must be one of {list(SCAFFOLD_KINDS)}"))
+    if scaffold.get("kind") and scaffold["kind"] not in ScaffoldKind.values:
+        errors.append(UploadError("metadata: scaffold.kind", f"must be one of {list(ScaffoldKind.values)}"))
     if scaffold.get("url") and not re.match(r"^https?://", scaffold["url"]):
         errors.append(UploadError("metadata: scaffold.url", "must be an http(s) URL"))
     track = raw.get("track")
-    if track not in TRACKS:
-        errors.append(UploadError("metadata: track", f"must be one of {list(TRACKS)}"))
+    if track not in Track.values:
+        errors.append(UploadError("metadata: track", f"must be one of {list(Track.values)}"))
     chip = raw.get("target_chip")
     if not isinstance(chip, str) or not chip:
         errors.append(UploadError("metadata: target_chip", "is required (a chip slug, e.g. 'cpu' or 'h200')"))

@@ -1,4 +1,7 @@
-"""HTML pages of the public site. Thin: parse the request, call a selector or service, render."""
+"""HTML pages of the public site. Thin: parse the request, call a selector or service, render.
+
+Refusals (kgsite.errors) are not caught here: kgsite.error_handlers turns them into the error page,
+except where a form shows them inline (the upload form)."""
 
 from __future__ import annotations
 
@@ -11,43 +14,40 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.paginator import Paginator
-from django.db.models import Count, Sum
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
-from rest_framework.authtoken.models import Token
 
-from evaluator.models import Chip, Evaluation
+from evaluator import selectors as evaluator_selectors
+from kgsite.errors import ApplicationError
 from leaderboard import charts, selectors, services
 from leaderboard.forms import LeaderboardFilterForm, SignUpForm, SubmissionUploadForm
 from leaderboard.login_throttle import THROTTLED, ThrottledAuthenticationForm
-from leaderboard.models import Attempt, LeaderboardEntry, Submission
 from leaderboard.throttles import submission_throttle_allows
-from leaderboard.upload import UploadInvalid
-from operators.models import Operator, OperatorSource
+from operators.models import OperatorSource
 
 LEADERBOARD_PAGE_SIZE = 50  # rows per page; the downloads hold every row
 
 
-def export_response(*, rows: list[dict], fields: list[str], filename: str, fmt: str) -> HttpResponse:
+def export_response(export: selectors.Export, fmt: str) -> HttpResponse:
     """The same rows as the page, as CSV or JSON (`?format=csv|json` on any table's URL)."""
     if fmt == "json":
-        response = JsonResponse({"count": len(rows), "results": rows}, json_dumps_params={"indent": 1})
-        response["Content-Disposition"] = f'attachment; filename="{filename}.json"'
+        response = JsonResponse({"count": len(export.rows), "results": export.rows}, json_dumps_params={"indent": 1})
+        response["Content-Disposition"] = f'attachment; filename="{export.filename}.json"'
         return response
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=fields, extrasaction="ignore")
+    writer = csv.DictWriter(buffer, fieldnames=export.fields, extrasaction="ignore")
     writer.writeheader()
-    for row in rows:
-        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in fields})
+    for row in export.rows:
+        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in export.fields})
     response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}.csv"'
+    response["Content-Disposition"] = f'attachment; filename="{export.filename}.csv"'
     return response
 
 
@@ -71,13 +71,7 @@ def home(request: HttpRequest) -> HttpResponse:
     rows = selectors.leaderboard_rows(filters=filters, viewer=request.user)[:8]
     if not rows:
         rows = selectors.leaderboard_rows(filters=selectors.LeaderboardFilters(), viewer=request.user)[:8]
-    stats = {
-        "operators": Operator.objects.filter(in_catalog=True).count(),
-        "chips": Chip.objects.filter(active=True).count(),
-        "submissions": selectors.submissions_visible_to(request.user).count(),
-        # evaluated kernels from the summary table: COUNT(*) over a million evaluations would cost the page ~100 ms
-        "evaluations": LeaderboardEntry.objects.filter(operator_set="all").aggregate(n=Sum("samples"))["n"] or 0,
-    }
+    stats = selectors.site_stats(viewer=request.user)
     return render(
         request,
         "home.html",
@@ -96,12 +90,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     rows = selectors.leaderboard_rows(filters=filters, viewer=request.user)
     fmt = _export_format(request)
     if fmt:
-        return export_response(
-            rows=[r.as_dict() for r in rows],
-            fields=selectors.EXPORT_FIELDS,
-            filename=f"leaderboard-{filters.source}-{filters.chip or 'all-chips'}",
-            fmt=fmt,
-        )
+        return export_response(selectors.leaderboard_export(filters=filters, rows=rows), fmt)
     reported = selectors.reported_for_leaderboard(source=filters.source)
     page = Paginator(rows, LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     pareto = charts.pareto_chart(rows)
@@ -144,8 +133,7 @@ def _default_chip(request: HttpRequest) -> str:
     if chip:
         return chip
     # the chip with the most results (the MS view compares sources on one chip)
-    busiest = LeaderboardEntry.objects.values("chip__slug").annotate(n=Count("id")).order_by("-n").first()
-    return busiest["chip__slug"] if busiest else ""
+    return selectors.busiest_chip_slug()
 
 
 def multi_source(request: HttpRequest) -> HttpResponse:
@@ -157,26 +145,7 @@ def multi_source(request: HttpRequest) -> HttpResponse:
     columns, rows = selectors.multi_source(filters=filters, viewer=request.user)
     fmt = _export_format(request)
     if fmt:
-        flat = []
-        for row in rows:
-            item = {
-                "method": row.method,
-                "model": row.model,
-                "scaffold": row.scaffold,
-                "track": row.track,
-                "demo": row.is_demo,
-                "chip": chip,
-            }
-            for column in columns:
-                cell = row.cells.get(column)
-                item[f"{column}_accuracy_pct"] = cell.accuracy_pct if cell else None
-                item[f"{column}_speedup"] = cell.speedup if cell else None
-                item[f"{column}_operators"] = cell.operators_evaluated if cell else None
-            flat.append(item)
-        fields = ["method", "model", "scaffold", "track", "demo", "chip"] + [
-            f"{c}_{m}" for c in columns for m in ("accuracy_pct", "speedup", "operators")
-        ]
-        return export_response(rows=flat, fields=fields, filename=f"multi-source-{chip}", fmt=fmt)
+        return export_response(selectors.multi_source_export(chip=chip, columns=columns, rows=rows), fmt)
     reported_columns, reported_rows = selectors.reported_pivot(table="multi_source")
     return render(
         request,
@@ -186,7 +155,7 @@ def multi_source(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "columns": columns,
             "rows": rows,
-            "chip": Chip.objects.filter(slug=chip).first(),
+            "chip": evaluator_selectors.chip_for_slug(slug=chip),
             "reported_columns": reported_columns,
             "reported_rows": reported_rows,
             "csv_url": "?" + _querystring(request, format="csv"),
@@ -203,27 +172,7 @@ def multi_chip(request: HttpRequest) -> HttpResponse:
     )
     fmt = _export_format(request)
     if fmt:
-        flat = []
-        for row in rows:
-            item = {
-                "method": row.method,
-                "model": row.model,
-                "scaffold": row.scaffold,
-                "track": row.track,
-                "demo": row.is_demo,
-                "reference_chip": reference.slug if reference else "",
-            }
-            for chip in chips:
-                cell = row.cells.get(chip.slug)
-                item[f"{chip.slug}_accuracy_pct"] = cell.accuracy_pct if cell else None
-                item[f"{chip.slug}_speedup"] = cell.speedup if cell else None
-                item[f"{chip.slug}_accuracy_drop"] = cell.accuracy_drop if cell else None
-                item[f"{chip.slug}_speedup_ratio"] = cell.speedup_ratio if cell else None
-            flat.append(item)
-        fields = ["method", "model", "scaffold", "track", "demo", "reference_chip"] + [
-            f"{c.slug}_{m}" for c in chips for m in ("accuracy_pct", "speedup", "accuracy_drop", "speedup_ratio")
-        ]
-        return export_response(rows=flat, fields=fields, filename="multi-chip", fmt=fmt)
+        return export_response(selectors.multi_chip_export(chips=chips, reference=reference, rows=rows), fmt)
     reported_columns, reported_rows = selectors.reported_pivot(table="multi_chip")
     return render(
         request,
@@ -245,30 +194,9 @@ def multi_chip(request: HttpRequest) -> HttpResponse:
 
 
 def reported(request: HttpRequest) -> HttpResponse:
-    rows = (
-        selectors.reported_rows(table=request.GET.get("table", "multi_source"))
-        if request.GET.get("table")
-        else list(selectors.ReportedResult.objects.all())
-    )
     fmt = _export_format(request)
-    fields = [
-        "source_name",
-        "table",
-        "method",
-        "model_name",
-        "chip_label",
-        "operator_set",
-        "accuracy_pct",
-        "speedup",
-        "total_tokens_m",
-        "tokens_per_success_m",
-        "total_time_h",
-        "note",
-    ]
     if fmt:
-        return export_response(
-            rows=[{f: getattr(r, f) for f in fields} for r in rows], fields=fields, filename="reported-results", fmt=fmt
-        )
+        return export_response(selectors.reported_export(table=request.GET.get("table", "")), fmt)
     ms_columns, ms_rows = selectors.reported_pivot(table="multi_source")
     mc_columns, mc_rows = selectors.reported_pivot(table="multi_chip")
     return render(
@@ -289,45 +217,12 @@ def reported(request: HttpRequest) -> HttpResponse:
 # --- detail pages ---------------------------------------------------------------------------------------------
 
 
-def _visible_submission(request: HttpRequest, pk) -> Submission:
-    submission = get_object_or_404(
-        Submission.objects.select_related("model", "scaffold", "target_chip", "uploader"), pk=pk
-    )
-    user = request.user
-    if not submission.is_public and not (
-        user.is_authenticated and (user.is_staff or submission.uploader_id == user.pk)
-    ):
-        raise Http404("No such submission")  # private: do not reveal that it exists
-    return submission
-
-
 def submission_detail(request: HttpRequest, pk) -> HttpResponse:
-    submission = _visible_submission(request, pk)
+    submission = selectors.submission_for_viewer(pk=pk, viewer=request.user)
     chips, operator_rows = selectors.submission_operator_table(submission=submission)
     fmt = _export_format(request)
     if fmt:
-        flat = []
-        for row in operator_rows:
-            for chip in chips:
-                cell = row.cells.get(chip) or {}
-                flat.append(
-                    {
-                        "operator": row.operator_id,
-                        "source": row.source,
-                        "samples": row.samples,
-                        "chip": chip,
-                        "verdict": cell.get("verdict"),
-                        "speedup": cell.get("speedup"),
-                        "cases": cell.get("cases"),
-                        "tier": cell.get("tier"),
-                    }
-                )
-        return export_response(
-            rows=flat,
-            fields=["operator", "source", "samples", "chip", "verdict", "speedup", "cases", "tier"],
-            filename=f"submission-{submission.pk}",
-            fmt=fmt,
-        )
+        return export_response(selectors.submission_export(submission=submission, chips=chips, rows=operator_rows), fmt)
     summary = selectors.submission_rows(submission_id=submission.pk)
     return render(
         request,
@@ -339,8 +234,7 @@ def submission_detail(request: HttpRequest, pk) -> HttpResponse:
             "chips": chips,
             "operator_rows": operator_rows,
             "progress": selectors.submission_progress(submission=submission),
-            "can_delete": request.user.is_authenticated
-            and (request.user.is_staff or submission.uploader_id == request.user.pk),
+            "can_delete": selectors.can_delete(submission=submission, viewer=request.user),
             "csv_url": "?format=csv",
             "json_url": "?format=json",
         },
@@ -349,7 +243,7 @@ def submission_detail(request: HttpRequest, pk) -> HttpResponse:
 
 def submission_progress(request: HttpRequest, pk) -> HttpResponse:
     """The progress fragment, polled by htmx every few seconds while jobs are pending."""
-    submission = _visible_submission(request, pk)
+    submission = selectors.submission_for_viewer(pk=pk, viewer=request.user)
     response = render(
         request,
         "leaderboard/_progress.html",
@@ -362,21 +256,16 @@ def submission_progress(request: HttpRequest, pk) -> HttpResponse:
 @require_POST
 @login_required
 def submission_delete(request: HttpRequest, pk) -> HttpResponse:
-    submission = _visible_submission(request, pk)
-    try:
-        services.delete_submission(submission=submission, user=request.user)
-    except PermissionError:
-        raise PermissionDenied("Only the uploader can delete this submission.") from None
+    submission = selectors.submission_for_viewer(pk=pk, viewer=request.user)
+    services.delete_submission(submission=submission, user=request.user)
     messages.success(request, f"Submission “{submission.name}” deleted.")
     return redirect("account")
 
 
 def attempt_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    attempt = get_object_or_404(Attempt.objects.select_related("submission", "operator"), pk=pk)
-    submission = _visible_submission(request, attempt.submission_id)
-    evaluations = list(
-        Evaluation.objects.filter(attempt=attempt).select_related("chip", "runner").order_by("-created_at")
-    )
+    attempt = selectors.attempt_for_viewer(pk=pk, viewer=request.user)
+    submission = attempt.submission
+    evaluations = selectors.attempt_evaluations(attempt=attempt)
     formatter = HtmlFormatter(linenos="table", cssclass="highlight", wrapcode=True)
     return render(
         request,
@@ -393,7 +282,7 @@ def attempt_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def operator_detail(request: HttpRequest, pk: str) -> HttpResponse:
-    operator = get_object_or_404(Operator, pk=pk)
+    operator = selectors.catalog_operator(pk=pk)
     spec = _spec(operator.id)
     return render(
         request,
@@ -403,25 +292,17 @@ def operator_detail(request: HttpRequest, pk: str) -> HttpResponse:
             "reference_html": _reference_html(spec),
             "prompt": _prompt(spec),
             "best": selectors.best_solutions(operator_id=operator.id, viewer=request.user),
-            "tiers": sorted(
-                operator.case_counts.items(),
-                key=lambda kv: (
-                    ["smoke", "full", "edge", "perf"].index(kv[0]) if kv[0] in ("smoke", "full", "edge", "perf") else 9
-                ),
-            ),
+            "tiers": selectors.operator_tiers(operator=operator),
         },
     )
 
 
 def operator_list(request: HttpRequest) -> HttpResponse:
-    operators = Operator.objects.filter(in_catalog=True)
     source = request.GET.get("source", "")
-    if source:
-        operators = operators.filter(source=source)
     fmt = _export_format(request)
-    fields = ["id", "source", "name", "category", "mc", "provisional"]
     if fmt:
-        return export_response(rows=list(operators.values(*fields)), fields=fields, filename="operators", fmt=fmt)
+        return export_response(selectors.operator_export(source=source), fmt)
+    operators = selectors.operator_list(source=source)
     return render(
         request,
         "leaderboard/operator_list.html",
@@ -497,17 +378,12 @@ class LoginView(auth_views.LoginView):
 
 @login_required
 def account(request: HttpRequest) -> HttpResponse:
-    token = Token.objects.filter(user=request.user).first()
+    page = selectors.account_page(user=request.user)
     new_token = request.session.pop("new_api_token", None)
-    submissions = Submission.objects.filter(uploader=request.user).select_related("model", "scaffold", "target_chip")
     return render(
         request,
         "registration/account.html",
-        {
-            "token": token,
-            "new_token": new_token,
-            "submissions": submissions,
-        },
+        {"token": page.token, "new_token": new_token, "submissions": page.submissions},
     )
 
 
@@ -538,9 +414,9 @@ def submission_upload(request: HttpRequest) -> HttpResponse:
                     archive_bytes=form.cleaned_data["archive"].read(),
                     metadata_bytes=form.cleaned_data["metadata"].read(),
                 )
-            except UploadInvalid as exc:
-                errors = [str(e) for e in exc.errors]
-                status = 400
+            except ApplicationError as exc:  # shown on the form, with every problem the upload has
+                errors = [str(e) for e in exc.errors] or [exc.message]
+                status = exc.status
             else:
                 messages.success(
                     request, f"Submission “{submission.name}” received: {submission.attempts.count()} files queued."
@@ -548,7 +424,7 @@ def submission_upload(request: HttpRequest) -> HttpResponse:
                 return redirect(reverse("submission_detail", args=[submission.pk]))
         else:
             status = 400
-    chips = Chip.objects.filter(active=True)
+    chips = evaluator_selectors.active_chips()
     return render(request, "leaderboard/upload.html", {"form": form, "errors": errors, "chips": chips}, status=status)
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from django import template
-from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from evaluator.services import timing_protocol
+from evaluator.services import is_ranked_protocol, timing_protocol
 from leaderboard.metrics import held_out_label
 
 register = template.Library()
@@ -60,8 +59,8 @@ def unranked_protocol(evaluation) -> str:
     one (its speedup is withheld), else ""."""
     if not (evaluation.chip.timing_meaningful and evaluation.timing):
         return ""
-    protocol = timing_protocol(evaluation.environment or {})
-    return "" if protocol == settings.KGB_RANKED_TIMING_PROTOCOL else protocol
+    environment = evaluation.environment or {}
+    return "" if is_ranked_protocol(environment) else timing_protocol(environment)
 
 
 @register.filter

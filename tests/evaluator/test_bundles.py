@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 from evaluator import services
 from evaluator.harness.signing import sign_results
 from evaluator.models import Evaluation, EvaluationJob, JobState, RunnerAuditEvent
+from kgsite.errors import ApplicationError
 from tests.evaluator.conftest import good_result, make_attempts
 from tests.factories import ChipFactory
 
@@ -65,7 +66,7 @@ def test_a_tampered_file_is_rejected_whole(jobs, runner_and_token):
     bundle = signed_bundle(jobs, token, verdict="incorrect")
     tampered = copy.deepcopy(bundle)
     tampered["results"][1]["result"]["verdict"] = "correct"
-    with pytest.raises(services.ServiceError, match="signature does not match"):
+    with pytest.raises(ApplicationError, match="signature does not match"):
         services.import_results(bundle=tampered)
     assert not Evaluation.objects.exists()
 
@@ -73,23 +74,23 @@ def test_a_tampered_file_is_rejected_whole(jobs, runner_and_token):
 def test_unsigned_rotated_and_foreign_signatures_are_rejected(jobs, runner_and_token, staff):
     runner, token = runner_and_token
     unsigned = signed_bundle(jobs, token) | {"signature": None}
-    with pytest.raises(services.ServiceError, match="not signed"):
+    with pytest.raises(ApplicationError, match="not signed"):
         services.import_results(bundle=unsigned)
     bundle = signed_bundle(jobs, token)
     services.rotate_token(runner=runner, user=staff)
-    with pytest.raises(services.ServiceError, match="unknown or was rotated"):
+    with pytest.raises(ApplicationError, match="unknown or was rotated"):
         services.import_results(bundle=bundle)
     _, other_token = services.register_runner(chip=ChipFactory(slug="mi300x"), name="amd", user=staff)
-    with pytest.raises(services.ServiceError, match="chip"):
+    with pytest.raises(ApplicationError, match="chip"):
         services.import_results(bundle=signed_bundle(jobs, other_token, chip_slug="h200"))
-    with pytest.raises(services.ServiceError, match="another chip"):
+    with pytest.raises(ApplicationError, match="another chip"):
         services.import_results(bundle=signed_bundle(jobs, other_token, chip_slug="mi300x"))
     assert not Evaluation.objects.exists()
 
 
 def test_a_named_runner_must_be_the_signer(jobs, runner_and_token):
     _, token = runner_and_token
-    with pytest.raises(services.ServiceError, match="not 'someone-else'"):
+    with pytest.raises(ApplicationError, match="not 'someone-else'"):
         services.import_results(bundle=signed_bundle(jobs, token), runner_name="someone-else")
 
 
@@ -98,7 +99,7 @@ def test_one_malformed_result_rejects_the_whole_file(jobs, runner_and_token):
     bundle = signed_bundle(jobs, token)
     bundle["results"][2]["result"]["verdict"] = "excellent"
     bundle["signature"] = sign_results(bundle["results"], token)
-    with pytest.raises(services.ServiceError, match=r"results\[2\].verdict"):
+    with pytest.raises(ApplicationError, match=r"results\[2\].verdict"):
         services.import_results(bundle=bundle)
     assert not Evaluation.objects.exists()
 

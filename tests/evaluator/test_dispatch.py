@@ -6,7 +6,9 @@ from django.utils import timezone
 
 from evaluator import services
 from evaluator.models import EvaluationJob, JobEvent, JobState
-from leaderboard.models import SubmissionStatus
+from kgsite.errors import ApplicationError
+from leaderboard import services as leaderboard_services
+from leaderboard.vocabulary import SubmissionStatus
 from tests.evaluator.conftest import make_attempts
 from tests.factories import SubmissionFactory
 
@@ -49,8 +51,8 @@ def test_enqueue_submission_uses_smoke_on_cpu_and_full_elsewhere(cpu_chip, chip,
     make_attempts(on_cpu, 2)
     make_attempts(on_gpu, 1)
     with django_capture_on_commit_callbacks(execute=True):
-        cpu_jobs = services.enqueue_submission(on_cpu)
-        gpu_jobs = services.enqueue_submission(on_gpu)
+        cpu_jobs = leaderboard_services.enqueue_submission(submission=on_cpu)
+        gpu_jobs = leaderboard_services.enqueue_submission(submission=on_gpu)
     assert {job.tier for job in cpu_jobs} == {"smoke"}
     assert {job.tier for job in gpu_jobs} == {"full"}
     on_cpu.refresh_from_db()
@@ -61,7 +63,7 @@ def test_held_out_submissions_get_a_distinct_secret_seed_per_job(chip, django_ca
     held_out = SubmissionFactory(target_chip=chip, held_out=True)
     make_attempts(held_out, 4)
     with django_capture_on_commit_callbacks(execute=True):
-        jobs = services.enqueue_submission(held_out)
+        jobs = leaderboard_services.enqueue_submission(submission=held_out)
     seeds = [job.secret_seed for job in jobs]
     assert None not in seeds and len(set(seeds)) == 4
     assert all(job.held_out for job in jobs)
@@ -82,18 +84,18 @@ def test_per_user_queue_cap_is_enforced_with_a_clear_error(submission, chip, set
     settings.KGB_MAX_QUEUED_JOBS_PER_USER = 3
     services.create_jobs(attempts=make_attempts(submission, 2), chip=chip, tier="full")
     more = make_attempts(submission, 2)
-    with pytest.raises(services.QueueLimitExceeded, match="limit is 3"):
+    with pytest.raises(services.QueueLimitExceeded, match="over the limit of 3"):
         services.create_jobs(attempts=more, chip=chip, tier="full")
     assert EvaluationJob.objects.count() == 2
 
 
 def test_inactive_chip_and_unknown_tier_are_refused(submission, chip):
     attempts = make_attempts(submission, 1)
-    with pytest.raises(services.ServiceError, match="unknown tier"):
+    with pytest.raises(ApplicationError, match="unknown tier"):
         services.create_jobs(attempts=attempts, chip=chip, tier="turbo")
     chip.active = False
     chip.save()
-    with pytest.raises(services.ServiceError, match="not active"):
+    with pytest.raises(ApplicationError, match="not active"):
         services.create_jobs(attempts=attempts, chip=chip, tier="full")
 
 

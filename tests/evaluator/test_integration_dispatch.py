@@ -24,6 +24,8 @@ from kombu import Connection
 
 from evaluator import services
 from evaluator.models import Evaluation, EvaluationJob, JobEvent, JobState, Runner
+from evaluator.services import dispatch
+from leaderboard import services as leaderboard_services
 from tests.evaluator.conftest import make_attempts
 from tests.evaluator.runner_helpers import ROOT, write_no_django_sitecustomize
 from tests.factories import ChipFactory, SubmissionFactory, UserFactory
@@ -82,7 +84,7 @@ def enqueue_new_submission(chip, attempts: int) -> tuple:
     def create():
         submission = SubmissionFactory(target_chip=chip)
         make_attempts(submission, attempts)
-        return submission, services.enqueue_submission(submission)
+        return submission, leaderboard_services.enqueue_submission(submission=submission)
 
     return retry_locked(create)
 
@@ -92,7 +94,7 @@ def fleet(live_server, settings, monkeypatch, tmp_path):
     """A chip with its own queue name, a registered runner, and the site publishing to Redis."""
     settings.CELERY_BROKER_URL = REDIS_URL
     settings.KGB_RUNNER_HEARTBEAT_S = 2
-    monkeypatch.setattr(services, "celery_app", Celery("kgb-site-test", broker=REDIS_URL))
+    monkeypatch.setattr(dispatch, "celery_app", Celery("kgb-site-test", broker=REDIS_URL))
     chip = ChipFactory(slug=f"itest-{uuid.uuid4().hex[:8]}", device_type="cpu", timing_meaningful=False)
     runner, token = services.register_runner(chip=chip, name="ci-runner", user=UserFactory(is_staff=True))
     token_file = tmp_path / "token"
@@ -246,7 +248,7 @@ def test_broker_restart_the_worker_reconnects_and_lost_sends_are_resent(
     monkeypatch.setenv("KGB_RUNNER_SUPERVISE_S", "1")
     site_app = Celery("kgb-site-test", broker=own_redis["url"])
     site_app.conf.broker_transport_options = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
-    monkeypatch.setattr(services, "celery_app", site_app)
+    monkeypatch.setattr(dispatch, "celery_app", site_app)
     chip = ChipFactory(slug="restart", device_type="cpu", timing_meaningful=False)
     _, token = services.register_runner(chip=chip, name="ci-runner", user=None)
     (tmp_path / "token").write_text(token)
@@ -305,7 +307,7 @@ def test_the_make_run_path_works_with_the_filesystem_broker(live_server, setting
     }
     site_app = Celery("kgb-site-test", broker="filesystem://")
     site_app.conf.broker_transport_options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
-    monkeypatch.setattr(services, "celery_app", site_app)
+    monkeypatch.setattr(dispatch, "celery_app", site_app)
     chip = ChipFactory(slug="cpu", device_type="cpu", timing_meaningful=False)
     _, token = services.register_runner(chip=chip, name="local-cpu", user=None)
     (tmp_path / "token").write_text(token)

@@ -4,6 +4,7 @@ import pytest
 
 from evaluator import services
 from evaluator.models import Runner, RunnerAuditEvent, RunnerState
+from kgsite.errors import ApplicationError
 
 
 def test_register_issues_a_token_shown_once_and_stores_only_its_hash(chip, staff):
@@ -19,7 +20,7 @@ def test_register_issues_a_token_shown_once_and_stores_only_its_hash(chip, staff
 
 
 def test_register_refuses_a_duplicate_name_per_chip(runner_and_token, chip, staff):
-    with pytest.raises(services.ServiceError, match="already exists"):
+    with pytest.raises(ApplicationError, match="already exists"):
         services.register_runner(chip=chip, name="gpu-box-1", user=staff)
 
 

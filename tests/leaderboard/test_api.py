@@ -82,7 +82,9 @@ def test_leaderboard_api_filters_and_conforms(board, openapi):
 
 def test_leaderboard_api_rejects_bad_filter_types(board):
     response = APIClient().get("/api/v1/leaderboard/", {"model": "abc", "source": "nope"})
-    assert response.status_code == 400 and {"model", "source"} <= set(response.json())
+    body = response.json()
+    assert response.status_code == 400 and body["error"] == "invalid", body
+    assert {"model", "source"} <= {item["where"] for item in body["errors"]}
 
 
 def test_submission_list_hides_private_rows(board, openapi):

@@ -10,27 +10,28 @@ import pytest
 from leaderboard import metrics
 
 
-def test_geometric_mean_of_known_values():
-    assert metrics.geometric_mean([1.0, 4.0]) == pytest.approx(2.0)
-    assert metrics.geometric_mean([2.0, 8.0, 4.0]) == pytest.approx(4.0)
+def _speedup(*best_speedups: float | None) -> float | None:
+    """The row speedup of correct operators with these per-operator (case-geomean) speedups."""
+    outcomes = [_outcome(True, speedup) for speedup in best_speedups]
+    return metrics.row_metrics(metrics.totals_from_outcomes(outcomes, operators_attempted=len(outcomes))).speedup
 
 
-def test_geometric_mean_drops_missing_and_nonpositive_timings():
-    assert metrics.geometric_mean([0.0, -1.0, None, 9.0, 1.0]) == pytest.approx(3.0)
-    assert metrics.geometric_mean([]) is None
-    assert metrics.geometric_mean([0.0]) is None
+def test_the_row_speedup_is_the_geometric_mean_over_operators():
+    assert _speedup(1.0, 4.0) == pytest.approx(2.0)
+    assert _speedup(2.0, 8.0, 4.0) == pytest.approx(4.0)
 
 
-def test_two_level_geomean_weighs_operators_equally_whatever_their_case_count():
-    # operator A: 4 cases all at 4x; operator B: 1 case at 1x. A flat geomean over 5 cases would give 4^(4/5) = 3.03;
-    # the two-level mean is sqrt(4 * 1) = 2.
-    assert metrics.two_level_geomean([[4.0, 4.0, 4.0, 4.0], [1.0]]) == pytest.approx(2.0)
-    assert metrics.two_level_geomean([[2.0, 8.0], [9.0, 1.0]]) == pytest.approx(math.sqrt(4.0 * 3.0))
+def test_the_row_speedup_drops_missing_and_nonpositive_timings():
+    assert _speedup(0.0, -1.0, None, 9.0, 1.0) == pytest.approx(3.0)
+    assert _speedup() is None
+    assert _speedup(0.0) is None
 
 
-def test_two_level_geomean_skips_operators_without_timings():
-    assert metrics.two_level_geomean([[], [0.0], [2.0]]) == pytest.approx(2.0)
-    assert metrics.two_level_geomean([[], []]) is None
+def test_the_row_speedup_weighs_operators_equally_whatever_their_case_count():
+    # operator A: 4 cases all at 4x (its case-geomean, from the harness, is 4); operator B: 1 case at 1x. A flat
+    # geomean over the 5 cases would give 4^(4/5) = 3.03; the two-level mean is sqrt(4 * 1) = 2.
+    assert _speedup(4.0, 1.0) == pytest.approx(2.0)
+    assert _speedup(math.sqrt(2.0 * 8.0), math.sqrt(9.0 * 1.0)) == pytest.approx(math.sqrt(4.0 * 3.0))
 
 
 def _pass_at_k_by_enumeration(n: int, c: int, k: int) -> float:
@@ -66,16 +67,24 @@ def test_pass_at_k_rejects_impossible_counts(n, c, k):
         metrics.pass_at_k(n, c, k)
 
 
-def test_mean_pass_at_k_averages_over_operators():
-    assert metrics.mean_pass_at_k([(2, 1), (2, 0)], 1) == pytest.approx(0.25)
-    assert metrics.mean_pass_at_k([], 1) is None
+def test_pass_at_k_of_a_row_averages_over_operators():
+    outcomes = [_outcome(True, samples=2, samples_correct=1), _outcome(False, samples=2, samples_correct=0)]
+    row = metrics.row_metrics(metrics.totals_from_outcomes(outcomes, operators_attempted=2))
+    assert row.pass_at[1] == pytest.approx(100 * 0.25)
+    assert metrics.row_metrics(metrics.totals_from_outcomes([], operators_attempted=0)).pass_at[1] is None
 
 
-def test_fast_p_needs_correct_and_fast_enough_over_all_attempted_operators():
-    results = [(True, 1.5), (True, 0.9), (False, 3.0), (True, None), (True, 1.0)]
-    assert metrics.fast_p(results, 1.0) == pytest.approx(2 / 5)
-    assert metrics.fast_p(results, 1.2) == pytest.approx(1 / 5)
-    assert metrics.fast_p([], 1.0) is None
+def test_fast1_needs_correct_and_at_least_as_fast_as_the_baseline():
+    outcomes = [
+        _outcome(True, 1.5),
+        _outcome(True, 0.9),
+        _outcome(False, 3.0),
+        _outcome(True, None),
+        _outcome(True, 1.0),
+    ]
+    row = metrics.row_metrics(metrics.totals_from_outcomes(outcomes, operators_attempted=5))
+    assert row.fast1_pct == pytest.approx(100 * 2 / 5)
+    assert metrics.row_metrics(metrics.totals_from_outcomes([], operators_attempted=0)).fast1_pct is None
 
 
 def test_pareto_front_keeps_only_undominated_points_and_both_exact_ties():
@@ -158,15 +167,10 @@ def test_row_metrics_from_outcomes():
     assert not row.held_out
 
 
-def test_totals_add_up_across_sources_like_one_combined_set():
+def test_a_set_of_several_samples_per_operator():
     a = [_outcome(True, 4.0, samples=5, samples_correct=2), _outcome(False, samples=5, samples_correct=0)]
     b = [_outcome(True, 1.0, samples=5, samples_correct=5, held_out=True)]
-    combined = metrics.totals_from_outcomes(a + b, operators_attempted=3)
-    added = metrics.totals_from_outcomes(a, operators_attempted=2) + metrics.totals_from_outcomes(
-        b, operators_attempted=1
-    )
-    assert metrics.row_metrics(added) == metrics.row_metrics(combined)
-    row = metrics.row_metrics(added)
+    row = metrics.row_metrics(metrics.totals_from_outcomes(a + b, operators_attempted=3))
     assert row.speedup == pytest.approx(2.0)
     assert row.pass_at[1] == pytest.approx(100 * (0.4 + 0.0 + 1.0) / 3)
     assert row.pass_at[5] == pytest.approx(100 * 2 / 3)

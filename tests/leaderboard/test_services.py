@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from django.test import override_settings
 
+from evaluator import services as evaluator_services
 from evaluator.models import EvaluationJob
+from kgsite.errors import Forbidden
 from leaderboard import services
 from leaderboard.models import Attempt, LeaderboardEntry, ReportedResult, Submission
 from leaderboard.upload import UploadInvalid
@@ -82,20 +84,29 @@ def test_retired_operators_cannot_be_submitted(catalog):
 
 
 def test_recording_an_evaluation_refreshes_the_board(board, django_capture_on_commit_callbacks):
+    """Through the evaluator's own path (claim, record): its evaluation_recorded signal refreshes the rows."""
     LeaderboardEntry.objects.all().delete()
+    attempt = board.main.attempts.get(operator=board.ops["a3"])
+    runner, _ = evaluator_services.register_runner(chip=board.mi300x, name="amd-1", user=board.owner)
     with django_capture_on_commit_callbacks(execute=True):
-        EvaluationFactory(
-            job__attempt=board.main.attempts.get(operator=board.ops["a3"]),
-            job__chip=board.mi300x,
-            verdict="correct",
-            speedup=1.2,
-        )
+        (job,) = evaluator_services.create_jobs(attempts=[attempt], chip=board.mi300x, tier="full")
+        evaluator_services.claim_job(runner=runner, job_id=job.pk)
+        result = {"verdict": "correct", "operator": attempt.operator_id, "tier": "full", "timing": {"speedup": 1.2}}
+        evaluator_services.record_result(runner=runner, job_id=job.pk, result=result)
     entry = LeaderboardEntry.objects.get(submission=board.main, chip=board.mi300x, operator_set="aten")
     assert (entry.operators_evaluated, entry.operators_correct) == (1, 1)
 
 
+def test_saving_an_evaluation_outside_the_evaluator_refreshes_nothing(board, django_capture_on_commit_callbacks):
+    """No hidden hop: only the evaluator's signal refreshes the rows (a plain ORM save does not)."""
+    LeaderboardEntry.objects.all().delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        EvaluationFactory(job__attempt=board.main.attempts.get(operator=board.ops["a3"]), job__chip=board.mi300x)
+    assert not LeaderboardEntry.objects.exists()
+
+
 def test_delete_is_for_the_owner_and_staff(board):
-    with pytest.raises(PermissionError):
+    with pytest.raises(Forbidden):
         services.delete_submission(submission=board.main, user=board.other)
     services.delete_submission(submission=board.main, user=board.owner)
     assert not Submission.objects.filter(pk=board.main.pk).exists()

@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from evaluator import services as evaluator_services
 from evaluator.models import Evaluation, EvaluationJob, JobEvent, JobState, Runner
+from kgsite.errors import ApplicationError
 from leaderboard import upload
 from leaderboard.models import Attempt, LLMModel, Scaffold, Submission
 from tests.factories import AttemptFactory, SubmissionFactory
@@ -508,6 +509,6 @@ def test_an_imported_results_bundle_with_one_bad_result_records_none(claimed, wo
         "signature": signing.sign_results(results, token),
     }
     before = row_counts()
-    with pytest.raises(evaluator_services.ServiceError, match="verdict"):
+    with pytest.raises(ApplicationError, match="verdict"):
         evaluator_services.import_results(bundle=json.loads(json.dumps(bundle)), user=world.staff)
     assert row_counts() == before

@@ -8,6 +8,7 @@ import pytest
 from django.db.models.signals import post_delete
 
 from evaluator.models import Evaluation, EvaluationJob, JobEvent, JobState
+from kgsite.errors import Forbidden
 from leaderboard import services
 from leaderboard.models import Attempt, LeaderboardEntry, Submission
 from tests.factories import (
@@ -93,7 +94,7 @@ def test_a_failure_part_way_through_the_delete_keeps_everything(world, evaluated
 def test_only_the_owner_or_staff_may_delete(world, evaluated):
     submission, _, _ = evaluated
     before = snapshot(submission)
-    with pytest.raises(PermissionError):
+    with pytest.raises(Forbidden):
         services.delete_submission(submission=submission, user=world.other)
     assert snapshot(submission) == before
     services.delete_submission(submission=submission, user=world.staff)

@@ -335,6 +335,7 @@ def fleet(own_redis, live_server, settings, monkeypatch, tmp_path):
     from celery import Celery
 
     from evaluator import services
+    from evaluator.services import dispatch
     from tests.evaluator.runner_helpers import write_no_django_sitecustomize
     from tests.factories import ChipFactory, UserFactory
 
@@ -343,7 +344,7 @@ def fleet(own_redis, live_server, settings, monkeypatch, tmp_path):
     monkeypatch.setenv("KGB_RUNNER_SUPERVISE_S", "1")
     site_app = Celery("kgb-site-fault-test", broker=own_redis.url)
     site_app.conf.broker_transport_options = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2}
-    monkeypatch.setattr(services, "celery_app", site_app)
+    monkeypatch.setattr(dispatch, "celery_app", site_app)
     chip = ChipFactory(slug="faults", device_type="cpu", timing_meaningful=False)
     runner, token = services.register_runner(chip=chip, name="fault-runner", user=UserFactory(is_staff=True))
     (tmp_path / "token").write_text(token)
@@ -402,12 +403,12 @@ def db_wait(predicate, timeout_s: float, what: str):
 
 
 def enqueue(chip, count: int) -> list:
-    from evaluator import services
+    from leaderboard.services import enqueue_submission
     from tests.factories import AttemptFactory, SubmissionFactory
 
     def create():
         submission = SubmissionFactory(target_chip=chip)
-        return services.enqueue_submission(submission_with_attempts(submission, count))
+        return enqueue_submission(submission=submission_with_attempts(submission, count))
 
     def submission_with_attempts(submission, n):
         for _ in range(n):

@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 from evaluator import services as evaluator_services
 from evaluator.models import Evaluation, JobState
 from evaluator.serializers import validate_result
+from kgsite.errors import ApplicationError
 from leaderboard import upload
 from leaderboard.upload import FILE_NAME_RE, UploadInvalid, ValidatedUpload, validate_upload
 from tests.factories import AttemptFactory, SubmissionFactory
@@ -187,7 +188,7 @@ result_documents = st.fixed_dictionaries(
 def test_fuzz_result_validator_returns_a_clean_result_or_a_service_error(document):
     try:
         cleaned = validate_result(document)
-    except evaluator_services.ServiceError as refused:
+    except ApplicationError as refused:
         assert refused.message
         return
     assert cleaned["verdict"] in {"correct", "incorrect", "timeout"}

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from evaluator import services
 from evaluator.models import Evaluation, JobEvent
-from leaderboard.services import refresh_leaderboard_entries
+from leaderboard.services import enqueue_submission, refresh_leaderboard_entries
 from tests.factories import AttemptFactory, SubmissionFactory
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "harness" / "solutions"
@@ -49,7 +49,7 @@ def held_out_run(world, client, caplog):
             name=f"{label} run", target_chip=world.gpu, uploader=world.user, held_out=held_out, status="received"
         )
         attempt = AttemptFactory(submission=submission, operator=world.operators["add"])
-        (job,) = services.enqueue_submission(submission, user=world.user)
+        (job,) = enqueue_submission(submission=submission, user=world.user)
         claimed = runner.post(f"/api/runner/jobs/{job.id}/claim")
         assert claimed.status_code == 200
         result = {

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evaluator import services
 from evaluator.models import Chip
+from kgsite.errors import ApplicationError
 
 
 class Command(BaseCommand):
@@ -27,7 +28,7 @@ class Command(BaseCommand):
             raise CommandError("--limit must be at least 1")
         try:
             bundle = services.export_jobs(chip=chip_row, limit=limit)
-        except services.ServiceError as exc:
+        except ApplicationError as exc:
             raise CommandError(exc.message) from None
         self.stdout.write(json.dumps(bundle, indent=1))
         self.stderr.write(f"exported {len(bundle['jobs'])} queued job(s) for {chip}")

@@ -6,6 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluator import services
+from kgsite.errors import ApplicationError
 
 
 class Command(BaseCommand):
@@ -22,7 +23,7 @@ class Command(BaseCommand):
             raise CommandError(f"cannot read {results_file}: {error}") from None
         try:
             summary = services.import_results(bundle=bundle, runner_name=runner)
-        except services.ServiceError as error:
+        except ApplicationError as error:
             raise CommandError(error.message) from None
         self.stdout.write(
             f"runner {summary.runner.name} ({summary.runner.chip.slug}): {summary.recorded} recorded, "

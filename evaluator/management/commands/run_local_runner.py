@@ -8,7 +8,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluator import services
-from evaluator.models import Chip, Runner, RunnerState
+from evaluator.models import Chip, Runner
+from evaluator.vocabulary import RunnerState
 from kgsite.celery import ensure_broker_folders
 
 LOCAL_RUNNER_NAME = "local-cpu"

@@ -17,9 +17,11 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from evaluator.models import Chip, Evaluation, EvaluationJob, JobState
-from leaderboard.models import Attempt, LLMModel, Scaffold, ScaffoldKind, Submission, SubmissionStatus, Track
-from leaderboard.services import import_reported_dir, refresh_leaderboard_entries
+from evaluator.models import Chip, Evaluation, EvaluationJob
+from evaluator.vocabulary import JobState
+from leaderboard.models import Attempt, LLMModel, Scaffold, Submission
+from leaderboard.services import import_reported_dir, refresh_leaderboard_entries, sync_submission_status
+from leaderboard.vocabulary import ScaffoldKind, Track
 from operators.models import Operator
 
 DEMO_NAMESPACE = uuid.UUID("6f1c5c1e-2b7a-4d0e-9a57-6b0f3c1d2e4f")
@@ -283,7 +285,6 @@ class Command(BaseCommand):
         pk = uuid.uuid5(DEMO_NAMESPACE, name)
         if Submission.objects.filter(pk=pk).exists():
             return 0
-        status = SubmissionStatus.COMPLETE if finished_share >= 1 else SubmissionStatus.EVALUATING
         submission = Submission.objects.create(
             id=pk,
             name=name,
@@ -293,7 +294,6 @@ class Command(BaseCommand):
             uploader=user,
             target_chip=chip,
             metadata={"demo": True, "note": "synthetic data from manage.py seed_demo"},
-            status=status,
             is_public=True,
             is_demo=True,
             held_out=chip.slug == "h200" and scaffold.name == "Claude Code",
@@ -340,6 +340,7 @@ class Command(BaseCommand):
                 queued_at=now - timedelta(minutes=30),
                 finished_at=now if finished else None,
                 secret_seed=rng.getrandbits(62) if submission.held_out else None,
+                owner=user,
             )
             jobs.append(job)
             if finished:
@@ -348,6 +349,7 @@ class Command(BaseCommand):
                 )
         EvaluationJob.objects.bulk_create(jobs)
         Evaluation.objects.bulk_create(evaluations)
+        sync_submission_status(submission_id=submission.pk)  # complete, or evaluating while jobs are queued
         refresh_leaderboard_entries(submission_id=submission.pk)
         return 1
 

@@ -1,0 +1,95 @@
+"""Writes of results: a runner's verdict on a job becomes exactly one Evaluation.
+
+Recording sends evaluator.signals.evaluation_recorded and job_settled in the recording
+transaction; what the leaderboard does with them (the submission's status, its leaderboard rows)
+is the leaderboard's business.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+
+from evaluator import signals
+from evaluator.errors import JobConflict
+from evaluator.models import Evaluation, EvaluationJob, Runner
+from evaluator.services.dispatch import locked_job, release_runner, settle_job
+from evaluator.vocabulary import JobState
+
+
+def timing_protocol(environment: dict) -> str:
+    """FLUSH:CLOCK a result was timed under; results from before the harness recorded it used the
+    only protocol it had then, write:events."""
+    return f"{environment.get('l2_flush') or 'write'}:{environment.get('timing_clock') or 'events'}"
+
+
+def is_ranked_protocol(environment: dict) -> bool:
+    """Whether a result's timings are ranked: only those timed under KGB_RANKED_TIMING_PROTOCOL."""
+    return timing_protocol(environment) == settings.KGB_RANKED_TIMING_PROTOCOL
+
+
+def _evaluation_fields(job: EvaluationJob, result: dict) -> dict:
+    cases = result.get("cases") or []
+    passed = sum(1 for case in cases if case.get("passed") is True or case.get("ok") is True)
+    # only a held-out job's hidden cases count (a public job is never sent any)
+    hidden_passed = sum(1 for case in cases if case.get("hidden") is True and case.get("passed") is True)
+    timing = result.get("timing")
+    speedup = None
+    sol_pct = None
+    environment = result.get("environment") or {}
+    if job.chip.timing_meaningful and is_ranked_protocol(environment):
+        if isinstance(timing, dict) and isinstance(timing.get("speedup"), int | float) and timing["speedup"] > 0:
+            speedup = float(timing["speedup"])
+        sol_pct = result.get("sol_pct")
+    return {
+        "attempt_id": job.attempt_id,
+        "chip": job.chip,
+        "tier": job.tier,
+        "held_out": job.held_out,
+        "verdict": result["verdict"],
+        "reason": result.get("reason") or "",
+        "cases": cases,
+        "cases_total": len(cases),
+        "cases_passed": passed,
+        "hidden_cases_passed": hidden_passed if job.held_out else 0,
+        "timing": timing,
+        "speedup": speedup,
+        "sol_pct": sol_pct,
+        "findings": result.get("findings") or [],
+        "environment": environment,
+        "harness_version": str(environment.get("harness_version") or result.get("harness_version") or "")[:40],
+        "result_schema": str(result.get("schema", ""))[:30],
+        "duration_s": result.get("duration_s"),
+        "stderr_tail": result.get("stderr_tail") or "",
+    }
+
+
+@transaction.atomic
+def record_result(*, runner: Runner, job_id, result: dict, require_claim: bool = True) -> tuple[Evaluation, bool]:
+    """Store the verdict of a job exactly once. Returns (evaluation, created); a repeated post
+    returns the first evaluation with created=False. `result` must already be validated
+    (evaluator.serializers.validate_result). Air-gapped imports pass require_claim=False."""
+    job = locked_job(job_id, runner)
+    existing = Evaluation.objects.filter(job=job).first()
+    if existing is not None:
+        return existing, False
+    if result.get("operator") not in (None, job.attempt.operator_id) or result.get("tier") not in (None, job.tier):
+        raise JobConflict("the result is for another operator or tier than this job", code="result_mismatch")
+    if require_claim:
+        if job.runner_id != runner.pk:
+            raise JobConflict("this job is not claimed by this runner", code="not_claimed")
+        if job.state != JobState.RUNNING:
+            raise JobConflict(f"job is {job.state}, not running", code=f"job_{job.state}")
+    elif job.state in (JobState.FAILED, JobState.CANCELLED):
+        raise JobConflict(f"job is {job.state}", code=f"job_{job.state}")
+    evaluation = Evaluation.objects.create(job=job, runner=runner, **_evaluation_fields(job, result))
+    signals.evaluation_recorded.send(sender=Evaluation, evaluation=evaluation)
+    job.runner = runner
+    settle_job(
+        job,
+        JobState.DONE,
+        runner=runner,
+        detail=f"verdict={evaluation.verdict}" + ("" if require_claim else " (imported)"),
+    )
+    release_runner(runner, job)
+    return evaluation, True

@@ -1,0 +1,57 @@
+"""The leaderboard's words: tracks, scaffold kinds, submission statuses, operator sets, counted tiers.
+
+Each word is defined here once; the models take their choices and check constraints from these
+classes and the upload validator (`leaderboard.upload`) its allowed values. Pure Python (no Django).
+The evaluator's words (tiers, verdicts, job states) are in `evaluator.vocabulary`.
+"""
+
+from __future__ import annotations
+
+from evaluator.vocabulary import Tier, Words
+
+
+class Track(Words):
+    LLM = "llm"
+    AGENT = "agent"
+    REFERENCE = "reference"
+    labels = {LLM: "LLM (pass@k)", REFERENCE: "reference Triton"}
+
+
+class ScaffoldKind(Words):
+    ONE_SHOT = "one_shot"
+    PASS_AT_K = "pass_at_k"
+    AGENT = "agent"
+    labels = {ONE_SHOT: "one-shot LLM", PASS_AT_K: "LLM pass@k"}
+
+
+class SubmissionStatus(Words):
+    """Written only by `leaderboard.services.sync_submission_status` (and `withdraw_submission`)."""
+
+    RECEIVED = "received"
+    EVALUATING = "evaluating"
+    COMPLETE = "complete"
+    FAILED = "failed"
+    WITHDRAWN = "withdrawn"
+
+
+# still moving: the progress bar polls, the status may still change with the jobs
+OPEN_SUBMISSION_STATUSES = (SubmissionStatus.RECEIVED, SubmissionStatus.EVALUATING)
+
+
+class OperatorSet(Words):
+    """The sets a leaderboard row sums over: every operator, each source (`operators.spec.SOURCES`)
+    and the multi-chip set."""
+
+    ALL = "all"
+    ATEN = "aten"
+    VLLM = "vllm13"
+    CUBLAS = "cublas"
+    MC = "mc"
+    labels = {ALL: "all sources", ATEN: "ATen", VLLM: "vLLM", CUBLAS: "cuBLAS", MC: "multi-chip set"}
+
+
+SOURCE_SETS = (OperatorSet.ATEN, OperatorSet.VLLM, OperatorSet.CUBLAS)
+
+# the tiers whose verdicts count on the leaderboard, by precedence: a sample's `full` verdict (the
+# upstream coverage) wins over its `smoke` one
+COUNTED_TIERS = {Tier.FULL: 2, Tier.SMOKE: 1}

@@ -1,9 +1,16 @@
-"""The chip registry: real platforms with their published peaks, and where each figure comes from.
+"""The chip registry: real platforms with their published peaks, our measurements where we have
+them, and where each figure comes from.
 
-`manage.py seed_chips` writes these rows (update_or_create by slug). Figures are dense (no
-structured sparsity) unless `sources` says otherwise. A figure we could not establish from a
-vendor or a consistent secondary source is None, and `sources` says so: a wrong roofline is worse
-than none, because %SOL is computed from these numbers.
+`manage.py seed_chips` writes these rows (by slug). Two sets of ceilings per chip: the datasheet's
+(`peak_bandwidth_gbs`, `peak_tflops`), shown for reference, and ours (`measured_bandwidth_gbs`,
+`measured_tflops`, with how and when in `measured`). The site ranks with the measured figure where
+there is one and the datasheet's otherwise (evaluator.selectors.chip_ceilings), and sends those
+ceilings to the runners with every job, so %SOL and the physical-limit check use the same numbers
+on every runner; the harness's own table (evaluator/harness/peaks.py) is only the CLI's fallback.
+
+Datasheet figures are dense (no structured sparsity) unless `sources` says otherwise. A figure we
+could not establish from a vendor or a consistent secondary source is None, and `sources` says so:
+a wrong roofline is worse than none, because %SOL is computed from these numbers.
 """
 
 from __future__ import annotations
@@ -28,14 +35,14 @@ CHIPS: list[dict] = [
             "float16": 989.5,
             "float8": 1979.0,
         },
+        "measured_bandwidth_gbs": 4400.0,
+        "measured_tflops": {"bfloat16": 716.0},
         "measured": {
             "date": "2026-11-29",
             "where": "the lent H200 of this project",
             "sm_count": 132,
             "l2_bytes_reported": 60 * MB,
-            "copy_bandwidth_gbs": 4400.0,
-            "bf16_matmul_tflops": 716.0,
-            "note": "copy bandwidth from a large device-to-device copy; bf16 matmul on random data (rates on "
+            "note": "bandwidth from a large device-to-device copy; bf16 matmul on random data (rates on "
             "random data sit below the datasheet peak because of power/clock limits).",
         },
         "sources": "NVIDIA H200 Tensor Core GPU datasheet (nvidia.com/en-us/data-center/h200): 4.8 TB/s HBM3e, "

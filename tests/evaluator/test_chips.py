@@ -43,7 +43,7 @@ def test_seed_chips_is_idempotent_and_keeps_h200_measurements(db):
     assert Chip.objects.count() == len(CHIPS)
     assert Chip.objects.get(slug="h100").peak_bandwidth_gbs == 3350.0
     h200 = Chip.objects.get(slug="h200")
-    assert h200.measured["copy_bandwidth_gbs"] == 4400.0
-    assert h200.measured["bf16_matmul_tflops"] == 716.0
+    assert h200.measured_bandwidth_gbs == 4400.0
+    assert h200.measured_tflops["bfloat16"] == 716.0
     assert h200.measured["sm_count"] == 132
     assert h200.queue_name == "chip.h200"

@@ -86,3 +86,19 @@ def test_staff_import_reported_through_the_admin(client):
     bad = SimpleUploadedFile("x.csv", b"a,b\n1,2\n", content_type="text/csv")
     assert client.post(url, {"results_csv": bad}).status_code == 200  # shown again with the error, nothing stored
     assert ReportedResult.objects.count() == 9
+
+
+def test_rebuild_entries_rebuilds_the_summary_table_from_the_evaluations(board, capsys):
+    before = sorted(
+        LeaderboardEntry.objects.values_list("submission_id", "chip_id", "operator_set", "operators_correct")
+    )
+    LeaderboardEntry.objects.all().delete()
+    call_command("rebuild_entries", str(board.main.pk))
+    assert set(LeaderboardEntry.objects.values_list("submission_id", flat=True)) == {board.main.pk}
+    call_command("rebuild_entries")
+    after = sorted(
+        LeaderboardEntry.objects.values_list("submission_id", "chip_id", "operator_set", "operators_correct")
+    )
+    assert after == before and "rows rebuilt" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="not a submission id"):
+        call_command("rebuild_entries", "nope")

@@ -29,7 +29,7 @@ class Words:
     choices: ClassVar[list[tuple[str, str]]] = []
     labels: ClassVar[dict[str, str]] = {}
 
-    def __init_subclass__(cls, source: tuple[str, ...] | None = None, **kwargs) -> None:
+    def __init_subclass__(cls, source: tuple[str, ...] | None = None, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
         cls.values = tuple(v for k, v in vars(cls).items() if k.isupper() and isinstance(v, str))
         cls.labels = {value: cls.labels.get(value, value) for value in cls.values}

@@ -19,6 +19,7 @@ import stat
 import zipfile
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from typing import cast
 
 from kgsite.errors import ErrorItem, Invalid
 from leaderboard.vocabulary import ScaffoldKind, Track
@@ -236,8 +237,8 @@ def parse_metadata(
         name=name,
         model=model,
         scaffold=scaffold,
-        track=track,
-        target_chip=chip,
+        track=cast(str, track),  # checked above: any other value is an error
+        target_chip=cast(str, chip),
         public=public,
         usage=usage,
         extra=extra,

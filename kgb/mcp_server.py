@@ -138,8 +138,17 @@ def build_server(
     *, site: str | None = None, token: str | None = None, device: str = "cpu", log_path: Path | None = None
 ) -> Any:
     from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
 
     from kgb import __version__
+
+    def anticipated(call: Any, *args: Any) -> Any:
+        # a user's mistake (unknown operator, no site configured, a refused upload) reaches the model as
+        # the tool's error text; anything else is a crash the SDK reports without details
+        try:
+            return call(*args)
+        except KgbError as exc:
+            raise ToolError(str(exc)) from exc
 
     tools = Tools(site=site, token=token, device=device, log_path=log_path)
     server = MCPServer(
@@ -155,14 +164,14 @@ def build_server(
     @server.tool()
     def list_operators(source: str | None = None, mc_only: bool = False) -> list[dict[str, Any]]:
         """The operator catalog. source: aten, vllm13 or cublas (default all); mc_only: the multi-chip set."""
-        return list_operators_data(source, mc_only)
+        return anticipated(list_operators_data, source, mc_only)
 
     @server.tool()
     def get_prompt(operator: str, chip_family: str = "nvidia") -> str:
         """The task for one operator (e.g. aten::add): what to compute, the signature, the rules, example cases."""
         from kgb.prompting import DEFAULT_PROMPT_SET, operator_prompt
 
-        return operator_prompt(operator, prompt_set=DEFAULT_PROMPT_SET, chip_family=chip_family)
+        return anticipated(lambda: operator_prompt(operator, prompt_set=DEFAULT_PROMPT_SET, chip_family=chip_family))
 
     @server.tool()
     def verify_kernel(
@@ -176,7 +185,7 @@ def build_server(
         """Check one kernel file for an operator. Give its text as `source` or a file `path`. mode "local" runs
         this machine's harness; mode "remote" runs it on the site's `chip` in test mode (unranked, public cases).
         Returns the verdict (correct, incorrect, compile_error, ...), per-case results, findings and feedback."""
-        return tools.verify(operator, source, path, mode, chip, tier)
+        return anticipated(tools.verify, operator, source, path, mode, chip, tier)
 
     @server.tool()
     def submit(
@@ -192,16 +201,19 @@ def build_server(
 
         from kgb.submission import submit_path
 
-        if not site or not token:
-            raise KgbError("submit needs the server started with --site and --token (or KGB_SITE, KGB_TOKEN)")
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            status = submit_path(
-                Path(directory), site=site, token=token, chip=chip, name=name, provider=provider, public=not private
-            )
-        if status != 0:
-            raise KgbError((err.getvalue() or out.getvalue()).strip() or f"submit failed ({status})")
-        return out.getvalue().strip()
+        def upload() -> str:
+            if not site or not token:
+                raise KgbError("submit needs the server started with --site and --token (or KGB_SITE, KGB_TOKEN)")
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                status = submit_path(
+                    Path(directory), site=site, token=token, chip=chip, name=name, provider=provider, public=not private
+                )
+            if status != 0:
+                raise KgbError((err.getvalue() or out.getvalue()).strip() or f"submit failed ({status})")
+            return out.getvalue().strip()
+
+        return anticipated(upload)
 
     server.kgb_tools = tools  # type: ignore[attr-defined]
     return server

@@ -160,3 +160,54 @@ def test_the_client_never_imports_django():
     env = {"PATH": "/usr/bin:/bin", "TRITON_INTERPRET": "1"}
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env).returncode == 0
     assert subprocess.run([sys.executable, "-m", "kgb", "--version"], cwd=ROOT, capture_output=True, text=True).stdout.startswith("kgb ")
+
+
+def test_remote_verifier_speaks_the_test_mode_contract(tmp_path):
+    """Until the site serves POST /api/v1/verify/ (docs/client.md, "Test mode"), a stub holds the client to
+    the contract: a quota 429 with Retry-After is waited out, a 202 job is polled, the result comes back."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from kgb.verify import RemoteVerifier, SiteClient
+
+    seen: list[tuple[str, str, dict | None]] = []
+    answers = [
+        (429, {"detail": "test-mode quota: 30 per hour on cpu"}, {"Retry-After": "0"}),
+        (202, {"id": "j1", "status": "queued", "status_url": "/api/v1/verify/j1/"}, {}),
+        (200, {"id": "j1", "status": "running", "status_url": "/api/v1/verify/j1/"}, {}),
+        (200, {"id": "j1", "status": "done", "result": {"verdict": "correct", "seed_kind": "test", "cases": []}}, {}),
+    ]
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def _answer(self):
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length)) if length else None
+            seen.append((self.command, self.path, body))
+            status, payload, headers = answers.pop(0)
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = _answer
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        client = SiteClient(f"http://127.0.0.1:{httpd.server_address[1]}", "tok", backoff_s=0.01)
+        verifier = RemoteVerifier(client=client, chip="cpu", tier="smoke", poll_s=0.01)
+        result = verifier.verify("aten::add", CORRECT_ADD)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert result["verdict"] == "correct" and verifier.calls == 1
+    assert [(m, p) for m, p, _ in seen] == [("POST", "/api/v1/verify/"), ("POST", "/api/v1/verify/"),
+                                           ("GET", "/api/v1/verify/j1/"), ("GET", "/api/v1/verify/j1/")]
+    assert seen[0][2] == {"operator": "aten::add", "chip": "cpu", "tier": "smoke", "source": CORRECT_ADD}

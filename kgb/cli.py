@@ -1,17 +1,17 @@
 """The `kgb` command line (console script `kgb`, or `python -m kgb`). docs/client.md is the manual.
 
-    kgb generate --model M --base-url URL --api openai|anthropic (--operators ID ... | --source SET)
-                 [--rounds R [--reflection] | --samples K] [--temperature T] [--max-tokens N]
-                 [--budget-usd X --price-input P --price-output P] [--workers N]
-                 [--verify local|remote|none] [--chip C] --out RUN_DIR
-    kgb resume RUN_DIR            continue an interrupted run with its recorded settings
-    kgb status RUN_DIR            the summary table of a run
-    kgb submit PATH               upload a run directory (or a directory of solution files + metadata.json)
-    kgb export RUN_DIR DEST       write the submission (files + metadata.json) without uploading
-    kgb verify FILE --operator ID check one kernel locally or in the site's test mode
-    kgb import upstream|agent DIR --out DEST    runs made elsewhere, as a submission directory
-    kgb operators | kgb prompt ID the catalog and the prompts
-    kgb mcp                       the MCP server for agents (stdio or streamable HTTP)
+kgb generate --model M --base-url URL --api openai|anthropic (--operators ID ... | --source SET)
+             [--rounds R [--reflection] | --samples K] [--temperature T] [--max-tokens N]
+             [--budget-usd X --price-input P --price-output P] [--workers N]
+             [--verify local|remote|none] [--chip C] --out RUN_DIR
+kgb resume RUN_DIR            continue an interrupted run with its recorded settings
+kgb status RUN_DIR            the summary table of a run
+kgb submit PATH               upload a run directory (or a directory of solution files + metadata.json)
+kgb export RUN_DIR DEST       write the submission (files + metadata.json) without uploading
+kgb verify FILE --operator ID check one kernel locally or in the site's test mode
+kgb import upstream|agent DIR --out DEST    runs made elsewhere, as a submission directory
+kgb operators | kgb prompt ID the catalog and the prompts
+kgb mcp                       the MCP server for agents (stdio or streamable HTTP)
 """
 
 from __future__ import annotations
@@ -146,7 +146,11 @@ def _settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
     if args.temperature is not None and not 0 <= args.temperature <= 2:
         raise KgbError("--temperature must be between 0 and 2")
     if args.verify == "local":
-        verify = {"mode": "local", "device": args.device, "tier": args.tier or ("smoke" if args.device == "cpu" else "full")}
+        verify = {
+            "mode": "local",
+            "device": args.device,
+            "tier": args.tier or ("smoke" if args.device == "cpu" else "full"),
+        }
     elif args.verify == "remote":
         if not args.chip:
             raise KgbError("--verify remote needs --chip (a chip slug of the site, e.g. cpu or h200)")
@@ -210,7 +214,9 @@ def _run_session(run: Any, settings: dict[str, Any], args: argparse.Namespace) -
 
         prices = Prices(**settings["prices"])
     if args.budget_usd is not None and prices is None:
-        raise KgbError("--budget-usd needs the model's prices: --price-input and --price-output (USD per million tokens)")
+        raise KgbError(
+            "--budget-usd needs the model's prices: --price-input and --price-output (USD per million tokens)"
+        )
     if prices is not None:
         settings["prices"] = prices.record()
         run.write_settings(settings)
@@ -257,9 +263,15 @@ def _run_session(run: Any, settings: dict[str, Any], args: argparse.Namespace) -
     if result.status == "complete":
         console.print(f"done: {run.path} (submit with `kgb submit {run.path}`)", markup=False, highlight=False)
     elif result.status == "budget":
-        console.print(f"stopped: {result.message}; resume with a larger --budget-usd: `kgb resume {run.path} --budget-usd X`", markup=False, highlight=False)
+        console.print(
+            f"stopped: {result.message}; resume with a larger --budget-usd: `kgb resume {run.path} --budget-usd X`",
+            markup=False,
+            highlight=False,
+        )
     else:
-        console.print(f"stopped: {result.message}; fix it and run `kgb resume {run.path}`", markup=False, highlight=False)
+        console.print(
+            f"stopped: {result.message}; fix it and run `kgb resume {run.path}`", markup=False, highlight=False
+        )
     return result.exit_code
 
 
@@ -378,7 +390,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if remote:
         if not args.site:
             raise KgbError("remote verification needs --site (or KGB_SITE); use --local for this machine's harness")
-        verifier: Any = RemoteVerifier(client=SiteClient(args.site, args.token), chip=args.chip, tier=args.tier or "smoke")
+        verifier: Any = RemoteVerifier(
+            client=SiteClient(args.site, args.token), chip=args.chip, tier=args.tier or "smoke"
+        )
     else:
         verifier = LocalVerifier(device=args.device, tier=args.tier, timeout_s=args.verify_timeout)
     try:
@@ -419,7 +433,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         for entries in metadata.get("operators", {}).values()
         for u in (entries if isinstance(entries, list) else [entries])
     )
-    print(f"wrote {len(files)} files and metadata.json to {args.out} ({tokens:,} tokens); upload with `kgb submit {args.out}`")
+    print(
+        f"wrote {len(files)} files and metadata.json to {args.out} ({tokens:,} tokens); upload with `kgb submit {args.out}`"
+    )
     return EXIT_OK
 
 
@@ -454,8 +470,12 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def _add_site(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--site", default=os.environ.get("KGB_SITE"), help="the site, e.g. http://127.0.0.1:8000 (env KGB_SITE)")
-    parser.add_argument("--token", default=os.environ.get("KGB_TOKEN"), help="your API token, account page (env KGB_TOKEN)")
+    parser.add_argument(
+        "--site", default=os.environ.get("KGB_SITE"), help="the site, e.g. http://127.0.0.1:8000 (env KGB_SITE)"
+    )
+    parser.add_argument(
+        "--token", default=os.environ.get("KGB_TOKEN"), help="your API token, account page (env KGB_TOKEN)"
+    )
 
 
 def _add_labels(parser: argparse.ArgumentParser) -> None:
@@ -472,12 +492,22 @@ def _add_session(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--price-input", type=float, help="USD per million input tokens")
     parser.add_argument("--price-output", type=float, help="USD per million output tokens")
     parser.add_argument("--price-cached", type=float, help="USD per million cached input tokens (default: input price)")
-    parser.add_argument("--api-key-env", help="environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+    parser.add_argument(
+        "--api-key-env", help="environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY)"
+    )
     parser.add_argument("--no-api-key", action="store_true", help="the server needs no key (a local vLLM/Ollama)")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per request before it is retried (default 600)")
-    parser.add_argument("--max-retries", type=int, default=6, help="retries of 429/5xx/timeouts per request (default 6)")
-    parser.add_argument("--retry-backoff-s", type=float, default=2.0, help="first backoff; doubles with jitter (default 2)")
-    parser.add_argument("--verify-timeout", type=float, default=300.0, help="seconds per local verification (default 300)")
+    parser.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds per request before it is retried (default 600)"
+    )
+    parser.add_argument(
+        "--max-retries", type=int, default=6, help="retries of 429/5xx/timeouts per request (default 6)"
+    )
+    parser.add_argument(
+        "--retry-backoff-s", type=float, default=2.0, help="first backoff; doubles with jitter (default 2)"
+    )
+    parser.add_argument(
+        "--verify-timeout", type=float, default=300.0, help="seconds per local verification (default 300)"
+    )
     parser.add_argument("--no-preflight", action="store_true", help="skip listing the server's models before starting")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
@@ -485,31 +515,58 @@ def _add_session(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kgb", description="KernelGenBench client: generate, verify and submit Triton kernels")
+    parser = argparse.ArgumentParser(
+        prog="kgb", description="KernelGenBench client: generate, verify and submit Triton kernels"
+    )
     parser.add_argument("--version", action="version", version=f"{CLIENT_NAME} {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     gen = commands.add_parser("generate", help="run the LLM-track protocol against a model and record everything")
-    gen.add_argument("--model", required=True, help="the model id to request, e.g. gpt-4o-mini, claude-opus-4-6, Qwen/Qwen3-8B")
+    gen.add_argument(
+        "--model", required=True, help="the model id to request, e.g. gpt-4o-mini, claude-opus-4-6, Qwen/Qwen3-8B"
+    )
     gen.add_argument("--base-url", help="the API's base URL, e.g. http://127.0.0.1:8001/v1 (default: the SDK's)")
-    gen.add_argument("--api", choices=("openai", "anthropic"), default="openai", help="chat completions or Anthropic Messages")
+    gen.add_argument(
+        "--api", choices=("openai", "anthropic"), default="openai", help="chat completions or Anthropic Messages"
+    )
     gen.add_argument("--operators", nargs="+", help="operator ids (space- or comma-separated)")
     gen.add_argument("--source", help="an operator set: aten, vllm13, cublas, mc (multi-chip) or all")
-    gen.add_argument("--rounds", type=int, help="upstream's protocol: up to R rounds, each retrying only what failed (default 1)")
+    gen.add_argument(
+        "--rounds", type=int, help="upstream's protocol: up to R rounds, each retrying only what failed (default 1)"
+    )
     gen.add_argument("--reflection", action="store_true", help="rounds: send round r-1's code and verifier feedback")
-    gen.add_argument("--samples", type=int, help="K independent samples per operator (pass@k by the unbiased estimator)")
-    gen.add_argument("--temperature", type=_temperature, default=0.8,
-                     help="default 0.8 (upstream's default; its paper used 0 for pass@1); 'none' sends none")
+    gen.add_argument(
+        "--samples", type=int, help="K independent samples per operator (pass@k by the unbiased estimator)"
+    )
+    gen.add_argument(
+        "--temperature",
+        type=_temperature,
+        default=0.8,
+        help="default 0.8 (upstream's default; its paper used 0 for pass@1); 'none' sends none",
+    )
     gen.add_argument("--max-tokens", type=int, default=16384, help="default 16384 (upstream's)")
-    gen.add_argument("--max-tokens-param", choices=("max_tokens", "max_completion_tokens"), default="max_tokens",
-                     help="OpenAI API: the name of the limit (OpenAI's reasoning models need max_completion_tokens)")
-    gen.add_argument("--extra-body", help="JSON merged into each request body, e.g. '{\"reasoning_effort\": \"high\"}'")
+    gen.add_argument(
+        "--max-tokens-param",
+        choices=("max_tokens", "max_completion_tokens"),
+        default="max_tokens",
+        help="OpenAI API: the name of the limit (OpenAI's reasoning models need max_completion_tokens)",
+    )
+    gen.add_argument("--extra-body", help='JSON merged into each request body, e.g. \'{"reasoning_effort": "high"}\'')
     gen.add_argument("--prompt-set", default="kgb/1", help="the prompt set (default kgb/1: the catalog's prompts)")
     gen.add_argument("--chip-family", help="the chip family the prompt targets (default: from the verifier)")
-    gen.add_argument("--extract", default="first", help="which code block of a reply is the kernel: first (upstream), last, longest")
-    gen.add_argument("--verify", choices=("local", "remote", "none"), default="local", help="local harness, the site's test mode, or none")
+    gen.add_argument(
+        "--extract", default="first", help="which code block of a reply is the kernel: first (upstream), last, longest"
+    )
+    gen.add_argument(
+        "--verify",
+        choices=("local", "remote", "none"),
+        default="local",
+        help="local harness, the site's test mode, or none",
+    )
     gen.add_argument("--device", default="cpu", help="local verification device: cpu (Triton interpreter) or cuda")
-    gen.add_argument("--tier", choices=("smoke", "full"), help="verification tier (default smoke on cpu and remote, full on a GPU)")
+    gen.add_argument(
+        "--tier", choices=("smoke", "full"), help="verification tier (default smoke on cpu and remote, full on a GPU)"
+    )
     gen.add_argument("--chip", help="the site chip: test-mode verification and the submission's target")
     gen.add_argument("--out", type=Path, required=True, help="RUN_DIR: created, or resumed when it holds this run")
     _add_labels(gen)
@@ -528,7 +585,10 @@ def build_parser() -> argparse.ArgumentParser:
     status.add_argument("--json", action="store_true")
     status.set_defaults(run=cmd_status)
 
-    for name, help_text in (("submit", "upload a run directory or a solution directory"), ("export", "write the submission without uploading")):
+    for name, help_text in (
+        ("submit", "upload a run directory or a solution directory"),
+        ("export", "write the submission without uploading"),
+    ):
         sub = commands.add_parser(name, help=help_text)
         if name == "submit":
             sub.add_argument("path", type=Path, help="a kgb RUN_DIR, or a directory of *.py files and metadata.json")
@@ -539,16 +599,24 @@ def build_parser() -> argparse.ArgumentParser:
             sub.add_argument("dest", type=Path)
         sub.add_argument("--chip", help="the site chip that evaluates it (default: the run's --chip)")
         sub.add_argument("--private", action="store_true", help="visible to you (and staff) only")
-        sub.add_argument("--transcripts", choices=("auto", "all", "none"), default="auto",
-                         help="auto: while the metadata stays under the site's 8 MiB limit")
+        sub.add_argument(
+            "--transcripts",
+            choices=("auto", "all", "none"),
+            default="auto",
+            help="auto: while the metadata stays under the site's 8 MiB limit",
+        )
         _add_labels(sub)
         sub.set_defaults(run=cmd_submit if name == "submit" else cmd_export)
 
     verify = commands.add_parser("verify", help="check one kernel file: locally, or on a site chip in test mode")
     verify.add_argument("file", type=Path)
     verify.add_argument("--operator", required=True, help="e.g. aten::add")
-    verify.add_argument("--chip", help="verify remotely on this site chip (test mode: public cases, never the ranked seed)")
-    verify.add_argument("--local", action="store_true", help="verify with this machine's harness even if --chip is given")
+    verify.add_argument(
+        "--chip", help="verify remotely on this site chip (test mode: public cases, never the ranked seed)"
+    )
+    verify.add_argument(
+        "--local", action="store_true", help="verify with this machine's harness even if --chip is given"
+    )
     verify.add_argument("--device", default="cpu", help="local device (default cpu)")
     verify.add_argument("--tier", choices=("smoke", "full"))
     verify.add_argument("--verify-timeout", type=float, default=300.0)
@@ -557,7 +625,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.set_defaults(run=cmd_verify)
 
     imp = commands.add_parser("import", help="turn a run made elsewhere into a submission directory")
-    imp.add_argument("kind", choices=("upstream", "agent"), help="upstream: a pass@k output folder; agent: a run with workspaces/")
+    imp.add_argument(
+        "kind", choices=("upstream", "agent"), help="upstream: a pass@k output folder; agent: a run with workspaces/"
+    )
     imp.add_argument("dir", type=Path)
     imp.add_argument("--out", type=Path, required=True)
     imp.add_argument("--scaffold", help="agent: the scaffold's name (default: claude-code or opencode, from the logs)")

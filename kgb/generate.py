@@ -159,7 +159,11 @@ class Session:
             code_path = previous.generated.get("code", {}).get("path") if previous.generated else None
             code = self.run.read_text(code_path)
             problem = (previous.generated or {}).get("code", {}).get("problem", "")
-            result = self.run.read_json(previous.verified["result"]) if previous.verified and previous.verified.get("result") else None
+            result = (
+                self.run.read_json(previous.verified["result"])
+                if previous.verified and previous.verified.get("result")
+                else None
+            )
             if result is None and previous.verified:
                 result = {"verdict": previous.verified.get("verdict"), "reason": previous.verified.get("reason")}
             return [{"role": "user", "content": fix_prompt(task, code, problem, result)}]
@@ -227,7 +231,9 @@ class Session:
             "wall_time_s": completion.request_s,
             "request": {
                 "prompt_sha256": sha256("\n".join(m["content"] for m in messages)),
-                "feedback_from": index - 1 if len(messages) and index > 0 and settings["reflection"] and settings["mode"] == "rounds" else None,
+                "feedback_from": index - 1
+                if len(messages) and index > 0 and settings["reflection"] and settings["mode"] == "rounds"
+                else None,
                 "temperature": settings["temperature"],
                 "max_tokens": settings["max_tokens"],
             },
@@ -243,7 +249,8 @@ class Session:
             "code": {
                 "path": code_path,
                 "sha256": sha256(extraction.code) if extraction.code is not None else None,
-                "problem": extraction.problem or ("truncated" if completion.finish_reason == "length" and extraction.code is None else ""),
+                "problem": extraction.problem
+                or ("truncated" if completion.finish_reason == "length" and extraction.code is None else ""),
                 "blocks": extraction.blocks,
                 "truncated": completion.finish_reason == "length",
             },
@@ -268,7 +275,9 @@ class Session:
             try:
                 result = self.verifier.verify(operator, code)
             except KgbError as exc:
-                self.run.append({"event": "verify_error", "operator": operator, "sample": state.index, "error": str(exc)})
+                self.run.append(
+                    {"event": "verify_error", "operator": operator, "sample": state.index, "error": str(exc)}
+                )
                 self.incomplete.add(operator)
                 self._halt("aborted", f"verification failed on {operator}: {exc}")
                 return False
@@ -297,7 +306,9 @@ class Session:
         return True
 
     def _operator(self, operator: str, samples: list[SampleState]) -> None:
-        task = operator_prompt(operator, prompt_set=self.settings["prompt_set"], chip_family=self.settings["chip_family"])
+        task = operator_prompt(
+            operator, prompt_set=self.settings["prompt_set"], chip_family=self.settings["chip_family"]
+        )
         rounds = self.settings["mode"] == "rounds"
         index = 0
         while index < self._target():

@@ -47,8 +47,8 @@ def resolve_name(name: str, known: set[str]) -> str | None:
         return name
     for source in SOURCES:
         prefix = f"{source}__"
-        if name.startswith(prefix) and f"{source}::{name[len(prefix):]}" in known:
-            return f"{source}::{name[len(prefix):]}"
+        if name.startswith(prefix) and f"{source}::{name[len(prefix) :]}" in known:
+            return f"{source}::{name[len(prefix) :]}"
     matches = [f"{source}::{name}" for source in SOURCES if f"{source}::{name}" in known]
     return matches[0] if len(matches) == 1 else None
 
@@ -63,8 +63,17 @@ def _read_json(path: Path) -> Any:
 
 
 def _metadata(
-    *, name: str | None, provider: str | None, model_name: str | None, model_version: str | None, chip: str,
-    public: bool, track: str, scaffold: dict[str, str], usage: dict[str, Any], provenance: dict[str, Any],
+    *,
+    name: str | None,
+    provider: str | None,
+    model_name: str | None,
+    model_version: str | None,
+    chip: str,
+    public: bool,
+    track: str,
+    scaffold: dict[str, str],
+    usage: dict[str, Any],
+    provenance: dict[str, Any],
 ) -> dict[str, Any]:
     if not model_name:
         raise KgbError("--model-label is required: the model's name as the site shows it")
@@ -82,8 +91,14 @@ def _metadata(
 
 
 def import_upstream(
-    directory: Path, *, name: str | None, provider: str | None, model_name: str | None, model_version: str | None,
-    chip: str, public: bool,
+    directory: Path,
+    *,
+    name: str | None,
+    provider: str | None,
+    model_name: str | None,
+    model_version: str | None,
+    chip: str,
+    public: bool,
 ) -> tuple[dict[str, str], dict[str, Any]]:
     results = _read_json(directory / "pass_at_k_results.json")
     args_path = directory / "args.json"
@@ -116,7 +131,9 @@ def import_upstream(
         raise KgbError(f"operators not in the catalog: {', '.join(unknown[:10])}")
     if not files:
         raise KgbError(f"{directory} holds no generated code")
-    rounds_run = len(results.get("rounds_summary") or []) or max(1, max((i for i in first_pass.values() if isinstance(i, int)), default=0) + 1)
+    rounds_run = len(results.get("rounds_summary") or []) or max(
+        1, max((i for i in first_pass.values() if isinstance(i, int)), default=0) + 1
+    )
     provenance = {
         "imported_from": "upstream-llm-track",
         "tokens": "not recorded",
@@ -131,10 +148,16 @@ def import_upstream(
     }
     kind = "one_shot" if provenance["rounds"] == 1 else "pass_at_k"
     metadata = _metadata(
-        name=name, provider=provider, model_name=model_name or args.get("model_name"), model_version=model_version,
-        chip=chip, public=public, track="llm",
+        name=name,
+        provider=provider,
+        model_name=model_name or args.get("model_name"),
+        model_version=model_version,
+        chip=chip,
+        public=public,
+        track="llm",
         scaffold={"name": "upstream-llm-track", "kind": kind, "url": "https://github.com/flagos-ai/KernelGenBench"},
-        usage={}, provenance=provenance,
+        usage={},
+        provenance=provenance,
     )
     return files, metadata
 
@@ -170,7 +193,13 @@ def claude_code_usage(events: list[dict[str, Any]]) -> dict[str, int]:
         cached += read
         completion += _n(usage.get("output_tokens"))
         turns += 1
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": cached, "reasoning_tokens": 0, "turns": turns}
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "cached_tokens": cached,
+        "reasoning_tokens": 0,
+        "turns": turns,
+    }
 
 
 def opencode_usage(events: list[dict[str, Any]]) -> dict[str, int]:
@@ -188,7 +217,13 @@ def opencode_usage(events: list[dict[str, Any]]) -> dict[str, int]:
     completion = min(total, _n(last.get("output")) + reasoning)
     prompt = total - completion
     cached = min(prompt, _n((last.get("cache") or {}).get("read")))
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "cached_tokens": cached, "reasoning_tokens": min(reasoning, completion), "turns": steps}
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "cached_tokens": cached,
+        "reasoning_tokens": min(reasoning, completion),
+        "turns": steps,
+    }
 
 
 def _claude_code_kernel(events: list[dict[str, Any]]) -> str | None:
@@ -201,8 +236,15 @@ def _claude_code_kernel(events: list[dict[str, Any]]) -> str | None:
 
 
 def import_agent(
-    directory: Path, *, scaffold: str | None, name: str | None, provider: str | None, model_name: str | None,
-    model_version: str | None, chip: str, public: bool,
+    directory: Path,
+    *,
+    scaffold: str | None,
+    name: str | None,
+    provider: str | None,
+    model_name: str | None,
+    model_version: str | None,
+    chip: str,
+    public: bool,
 ) -> tuple[dict[str, str], dict[str, Any]]:
     workspaces = directory / "workspaces"
     if not workspaces.is_dir():
@@ -264,7 +306,15 @@ def import_agent(
         "upstream_token_totals": upstream_totals,
     }
     metadata = _metadata(
-        name=name, provider=provider, model_name=model_name, model_version=model_version, chip=chip, public=public,
-        track="agent", scaffold={"name": scaffold_name, "kind": "agent"}, usage=usage, provenance=provenance,
+        name=name,
+        provider=provider,
+        model_name=model_name,
+        model_version=model_version,
+        chip=chip,
+        public=public,
+        track="agent",
+        scaffold={"name": scaffold_name, "kind": "agent"},
+        usage=usage,
+        provenance=provenance,
     )
     return files, metadata

@@ -72,7 +72,9 @@ def feedback_text(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def fix_prompt(task_prompt: str, previous_code: str | None, previous_problem: str, result: dict[str, Any] | None) -> str:
+def fix_prompt(
+    task_prompt: str, previous_code: str | None, previous_problem: str, result: dict[str, Any] | None
+) -> str:
     """The reflection round's single user message."""
     if previous_code is None:
         attempt = f"Your previous reply contained no usable code ({previous_problem})."

@@ -153,7 +153,9 @@ class Provider:
             page = self._client.models.list()
             return [m.id for m in (getattr(page, "data", None) or []) if getattr(m, "id", None)]
         except self._sdk.AuthenticationError as exc:
-            raise KgbError(f"the server at {self.base_url or 'the default URL'} refused the API key ({_describe(exc)})")
+            raise KgbError(
+                f"the server at {self.base_url or 'the default URL'} refused the API key ({_describe(exc)})"
+            ) from None
         except self._sdk.APIConnectionError as exc:
             raise KgbError(f"cannot reach {self.base_url or 'the API'}: {_describe(exc)}; check --base-url") from None
         except (self._sdk.APIStatusError, self._sdk.APIResponseValidationError, ValueError, TypeError, AttributeError):
@@ -237,9 +239,7 @@ class OpenAIProvider(Provider):
     def _make_client(self) -> Any:
         import openai
 
-        return openai.OpenAI(
-            api_key=self.api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
-        )
+        return openai.OpenAI(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     def _call(self, messages: list[dict[str, str]], *, temperature: float | None, max_tokens: int) -> Any:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, self.max_tokens_param: max_tokens}
@@ -279,9 +279,7 @@ class AnthropicProvider(Provider):
     def _make_client(self) -> Any:
         import anthropic
 
-        return anthropic.Anthropic(
-            api_key=self.api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0
-        )
+        return anthropic.Anthropic(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout_s, max_retries=0)
 
     def _call(self, messages: list[dict[str, str]], *, temperature: float | None, max_tokens: int) -> Any:
         system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")

@@ -118,7 +118,7 @@ class RunDir:
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
         self.path.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path / ".lock", "w")  # noqa: SIM115 - held for the whole session
+        handle = open(self.path / ".lock", "w")  # held for the whole session
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

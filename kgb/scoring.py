@@ -74,9 +74,7 @@ class OperatorOutcome:
         return None
 
 
-def summarize(
-    outcomes: list[OperatorOutcome], *, operators: list[str], mode: str, k_max: int
-) -> dict[str, Any]:
+def summarize(outcomes: list[OperatorOutcome], *, operators: list[str], mode: str, k_max: int) -> dict[str, Any]:
     """The summary document: overall and per source (aten, vllm13, cublas)."""
     by_id = {o.operator: o for o in outcomes}
     groups: dict[str, list[str]] = {"all": list(operators)}

@@ -111,7 +111,10 @@ def build_from_run(
                 code = f"# kgb: the model's reply held no usable code ({problem}); see the transcript\n"
             files[sample_file_name(operator, state.index)] = code
             response = generated.get("response", {})
-            counts = {k: int(response.get("usage", {}).get(k, 0)) for k in ("prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens")}
+            counts = {
+                k: int(response.get("usage", {}).get(k, 0))
+                for k in ("prompt_tokens", "completion_tokens", "cached_tokens", "reasoning_tokens")
+            }
             entry = {**counts, "turns": 1, "wall_time_s": round(float(generated.get("wall_time_s") or 0.0), 3)}
             usage.setdefault(operator, []).append(entry)
             transcript_of.append((entry, generated))
@@ -133,7 +136,9 @@ def build_from_run(
     if not files:
         raise KgbError(f"{run.path} has no generated samples yet: run `kgb generate` first")
     summary = run_summary(run, settings, None)
-    target_chip = chip or settings.get("submit_chip") or (settings["verify"].get("chip") if settings.get("verify") else None)
+    target_chip = (
+        chip or settings.get("submit_chip") or (settings["verify"].get("chip") if settings.get("verify") else None)
+    )
     if not target_chip:
         raise KgbError("--chip is required: the site chip whose runners evaluate the submission (e.g. cpu, h200)")
     provenance = {
@@ -147,12 +152,24 @@ def build_from_run(
         "reflection": settings.get("reflection"),
         "generation": {
             k: settings.get(k)
-            for k in ("api", "model", "temperature", "max_tokens", "max_tokens_param", "extra_body", "prompt_set", "chip_family", "extract")
+            for k in (
+                "api",
+                "model",
+                "temperature",
+                "max_tokens",
+                "max_tokens_param",
+                "extra_body",
+                "prompt_set",
+                "chip_family",
+                "extract",
+            )
         },
         "models_reported": summary.get("models_reported", []),
         "verify": settings.get("verify"),
         "verify_calls": summary.get("verify_calls", 0),
-        "local_summary": {name: {k: row[k] for k in ("operators", "passed", "pass_at")} for name, row in summary["sets"].items()},
+        "local_summary": {
+            name: {k: row[k] for k in ("operators", "passed", "pass_at")} for name, row in summary["sets"].items()
+        },
         "attempts": attempts,
     }
     label = settings.get("provider") or provider

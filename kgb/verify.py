@@ -71,7 +71,9 @@ class LocalVerifier(Verifier):
                     from evaluator.harness import Harness
                     from evaluator.harness.evaluate import HarnessError
                 except ImportError as exc:
-                    raise KgbError(f"local verification needs torch and triton ({exc}); or use --verify remote")
+                    raise KgbError(
+                        f"local verification needs torch and triton ({exc}); or use --verify remote"
+                    ) from None
                 try:
                     self._harness = Harness(device=self.device, pool_size=self.pool_size)
                 except HarnessError as exc:
@@ -119,7 +121,9 @@ def _wait_site(policy_backoff_s: float) -> tenacity.wait.wait_base:
 class SiteClient:
     """The site's REST API (requests only; no Django)."""
 
-    def __init__(self, site: str, token: str | None, *, timeout_s: float = 60, retries: int = 5, backoff_s: float = 2.0):
+    def __init__(
+        self, site: str, token: str | None, *, timeout_s: float = 60, retries: int = 5, backoff_s: float = 2.0
+    ):
         from kgb.providers import check_base_url
 
         try:
@@ -178,7 +182,13 @@ class RemoteVerifier(Verifier):
     mode = "remote"
 
     def __init__(
-        self, *, client: SiteClient, chip: str, tier: str = "smoke", run_label: str = "", poll_s: float = 2.0,
+        self,
+        *,
+        client: SiteClient,
+        chip: str,
+        tier: str = "smoke",
+        run_label: str = "",
+        poll_s: float = 2.0,
         max_wait_s: float = 1800,
     ) -> None:
         super().__init__()

@@ -18,7 +18,10 @@ def main(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] != "submit":
-        print("usage: python -m leaderboard.cli submit DIR --site URL --token T [--wait] (now `kgb submit`)", file=sys.stderr)
+        print(
+            "usage: python -m leaderboard.cli submit DIR --site URL --token T [--wait] (now `kgb submit`)",
+            file=sys.stderr,
+        )
         return 2
     return kgb_main(args)
 

@@ -136,7 +136,14 @@ class FakeModelServer:
 
     def _record(self, handler: BaseHTTPRequestHandler, payload: Any) -> None:
         with self._lock:
-            self.requests.append({"method": handler.command, "path": handler.path, "headers": {k.lower(): v for k, v in handler.headers.items()}, "json": payload})
+            self.requests.append(
+                {
+                    "method": handler.command,
+                    "path": handler.path,
+                    "headers": {k.lower(): v for k, v in handler.headers.items()},
+                    "json": payload,
+                }
+            )
 
     def _next(self, payload: dict[str, Any]) -> Reply:
         with self._lock:
@@ -187,7 +194,14 @@ class FakeAnthropic(FakeModelServer):
 
     def models_body(self) -> Any:
         return {
-            "data": [{"id": "claude-fake", "type": "model", "display_name": "Claude Fake", "created_at": "2026-01-01T00:00:00Z"}],
+            "data": [
+                {
+                    "id": "claude-fake",
+                    "type": "model",
+                    "display_name": "Claude Fake",
+                    "created_at": "2026-01-01T00:00:00Z",
+                }
+            ],
             "has_more": False,
             "first_id": "claude-fake",
             "last_id": "claude-fake",
@@ -200,7 +214,10 @@ class FakeAnthropic(FakeModelServer):
             "type": "message",
             "role": "assistant",
             "model": reply.model or self.model,
-            "content": [{"type": "thinking", "thinking": "Let me think.", "signature": "sig"}, {"type": "text", "text": reply.text}],
+            "content": [
+                {"type": "thinking", "thinking": "Let me think.", "signature": "sig"},
+                {"type": "text", "text": reply.text},
+            ],
             "stop_reason": finish,
             "stop_sequence": None,
             "usage": reply.usage or ANTHROPIC_USAGE,

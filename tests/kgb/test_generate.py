@@ -37,9 +37,29 @@ def test_rounds_with_reflection_local_verification(kgb, openai_server, tmp_path,
     ]
     out = tmp_path / "run"
     code = kgb(
-        "generate", "--model", "fake-coder", "--base-url", openai_server.base_url, "--operators", "aten::add",
-        "--rounds", "3", "--reflection", "--temperature", "0.2", "--max-tokens", "4096",
-        "--price-input", "2", "--price-output", "8", "--price-cached", "0.5", "--out", out, *FAST,
+        "generate",
+        "--model",
+        "fake-coder",
+        "--base-url",
+        openai_server.base_url,
+        "--operators",
+        "aten::add",
+        "--rounds",
+        "3",
+        "--reflection",
+        "--temperature",
+        "0.2",
+        "--max-tokens",
+        "4096",
+        "--price-input",
+        "2",
+        "--price-output",
+        "8",
+        "--price-cached",
+        "0.5",
+        "--out",
+        out,
+        *FAST,
     )
     assert code == 0, capsys.readouterr()
     posts = openai_server.completions()
@@ -98,12 +118,31 @@ def test_rounds_with_reflection_local_verification(kgb, openai_server, tmp_path,
 def test_anthropic_messages_usage(kgb, anthropic_server, tmp_path):
     anthropic_server.default = Reply(text="```python\nprint('no kernel')\n```")
     out = tmp_path / "run"
-    assert kgb(
-        "generate", "--api", "anthropic", "--model", "claude-fake", "--base-url", anthropic_server.base_url,
-        "--operators", "aten::add", "--samples", "1", "--verify", "none", "--out", out, *FAST,
-    ) == 0
+    assert (
+        kgb(
+            "generate",
+            "--api",
+            "anthropic",
+            "--model",
+            "claude-fake",
+            "--base-url",
+            anthropic_server.base_url,
+            "--operators",
+            "aten::add",
+            "--samples",
+            "1",
+            "--verify",
+            "none",
+            "--out",
+            out,
+            *FAST,
+        )
+        == 0
+    )
     post = anthropic_server.completions()[0]
-    assert post["path"] == "/v1/messages" and "sk-ant-test" in (post["headers"].get("x-api-key", "") + post["headers"].get("authorization", ""))
+    assert post["path"] == "/v1/messages" and "sk-ant-test" in (
+        post["headers"].get("x-api-key", "") + post["headers"].get("authorization", "")
+    )
     assert post["json"]["max_tokens"] == 16384 and post["json"]["model"] == "claude-fake"
     response = events(out, "generated")[0]["response"]
     assert response["usage"] == {
@@ -122,10 +161,23 @@ def test_prose_and_truncated_replies_are_failed_samples(kgb, openai_server, tmp_
         Reply(text="```python\nimport triton\n@triton.jit\ndef _k(x", finish="length"),
     ]
     out = tmp_path / "run"
-    assert kgb(
-        "generate", "--model", "m", "--base-url", openai_server.base_url, "--operators", "aten::add",
-        "--samples", "2", "--out", out, *FAST,
-    ) == 0
+    assert (
+        kgb(
+            "generate",
+            "--model",
+            "m",
+            "--base-url",
+            openai_server.base_url,
+            "--operators",
+            "aten::add",
+            "--samples",
+            "2",
+            "--out",
+            out,
+            *FAST,
+        )
+        == 0
+    )
     generated = events(out, "generated")
     assert [g["code"]["problem"] for g in generated] == ["no code block", "truncated"]
     assert generated[1]["code"]["truncated"] is True
@@ -144,10 +196,25 @@ def test_a_hang_past_the_timeout_is_retried(kgb, openai_server, tmp_path):
     openai_server.script = [Reply(hang_s=3.0)]
     openai_server.default = Reply(text=fenced(CORRECT_ADD))
     out = tmp_path / "run"
-    assert kgb(
-        "generate", "--model", "m", "--base-url", openai_server.base_url, "--operators", "aten::add",
-        "--verify", "none", "--timeout", "0.5", "--out", out, *FAST,
-    ) == 0
+    assert (
+        kgb(
+            "generate",
+            "--model",
+            "m",
+            "--base-url",
+            openai_server.base_url,
+            "--operators",
+            "aten::add",
+            "--verify",
+            "none",
+            "--timeout",
+            "0.5",
+            "--out",
+            out,
+            *FAST,
+        )
+        == 0
+    )
     response = events(out, "generated")[0]["response"]
     assert response["retries"] == 1 and "Timeout" in response["retry_errors"][0]
 
@@ -174,9 +241,23 @@ def test_budget_stops_the_run_and_a_larger_budget_resumes_it(kgb, openai_server,
     # each reply: (1500 + 900) tokens x $10 per million = $0.024
     prices = ("--price-input", "10", "--price-output", "10", "--price-cached", "10")
     code = kgb(
-        "generate", "--model", "m", "--base-url", openai_server.base_url,
-        "--operators", "aten::add,aten::mul,aten::sub", "--verify", "none", "--workers", "1",
-        "--budget-usd", "0.03", *prices, "--out", out, *FAST,
+        "generate",
+        "--model",
+        "m",
+        "--base-url",
+        openai_server.base_url,
+        "--operators",
+        "aten::add,aten::mul,aten::sub",
+        "--verify",
+        "none",
+        "--workers",
+        "1",
+        "--budget-usd",
+        "0.03",
+        *prices,
+        "--out",
+        out,
+        *FAST,
     )
     assert code == 3
     assert "budget" in capsys.readouterr().out
@@ -206,8 +287,21 @@ def test_a_reply_recorded_but_not_verified_is_verified_on_resume_without_a_new_r
 
     with monkeypatch.context() as patch:
         patch.setattr(LocalVerifier, "_verify", broken)
-        assert kgb("generate", "--model", "m", "--base-url", openai_server.base_url, "--operators", "aten::add",
-                   "--out", out, *FAST) == 1
+        assert (
+            kgb(
+                "generate",
+                "--model",
+                "m",
+                "--base-url",
+                openai_server.base_url,
+                "--operators",
+                "aten::add",
+                "--out",
+                out,
+                *FAST,
+            )
+            == 1
+        )
     assert len(events(out, "generated")) == 1 and not events(out, "verified")
     assert kgb("resume", out, *FAST) == 0
     assert len(openai_server.completions()) == 1  # the recorded reply was verified, not asked for again
@@ -219,8 +313,27 @@ def test_samples_protocol_and_its_unbiased_pass_at_k(kgb, openai_server, tmp_pat
         {"aten::add": [Reply(text="no code"), Reply(text=fenced(CORRECT_ADD)), Reply(text="no code either")]}
     )
     out = tmp_path / "run"
-    assert kgb("generate", "--model", "m", "--base-url", openai_server.base_url, "--operators", "aten::add",
-               "--samples", "3", "--workers", "1", "--verify", "none", "--out", out, *FAST) == 0
+    assert (
+        kgb(
+            "generate",
+            "--model",
+            "m",
+            "--base-url",
+            openai_server.base_url,
+            "--operators",
+            "aten::add",
+            "--samples",
+            "3",
+            "--workers",
+            "1",
+            "--verify",
+            "none",
+            "--out",
+            out,
+            *FAST,
+        )
+        == 0
+    )
     summary = json.loads((out / "summary.json").read_text())
     assert summary["mode"] == "samples"
     # verify none: the one sample with code is not judged, the two without are failures

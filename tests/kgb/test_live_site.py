@@ -23,7 +23,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def site(live_server, monkeypatch, settings):
     settings.KGB_PRELIMINARY_MIN_OPERATORS = 1
-    chip = ChipFactory(slug="cpu", name="CPU", vendor="any", family="cpu", device_type="cpu", triton_backend="interpreter", timing_meaningful=False)
+    chip = ChipFactory(
+        slug="cpu",
+        name="CPU",
+        vendor="any",
+        family="cpu",
+        device_type="cpu",
+        triton_backend="interpreter",
+        timing_meaningful=False,
+    )
     OperatorFactory(source="aten", name="add", case_counts={"smoke": 4, "full": 650, "edge": 3, "perf": 2})
     user_token = Token.objects.create(user=UserFactory()).key
     _, runner_token = register_runner(chip=chip, name="local-cpu", user=None)
@@ -53,10 +61,28 @@ def test_generate_submit_and_the_row(kgb, openai_server, tmp_path, site, capsys)
     url, user_token, runner_token, jobs = site
     openai_server.script = [Reply(text=fenced(WRONG_ADD)), Reply(text=fenced(CORRECT_ADD))]
     out = tmp_path / "run"
-    assert kgb(
-        "generate", "--model", "fake-coder", "--base-url", openai_server.base_url, "--operators", "aten::add",
-        "--rounds", "5", "--reflection", "--chip", "cpu", "--provider", "Tests Inc", "--out", out, *FAST,
-    ) == 0
+    assert (
+        kgb(
+            "generate",
+            "--model",
+            "fake-coder",
+            "--base-url",
+            openai_server.base_url,
+            "--operators",
+            "aten::add",
+            "--rounds",
+            "5",
+            "--reflection",
+            "--chip",
+            "cpu",
+            "--provider",
+            "Tests Inc",
+            "--out",
+            out,
+            *FAST,
+        )
+        == 0
+    )
     assert kgb("submit", out, "--site", url, "--token", user_token) == 0
     submission = Submission.objects.get()
     assert f"submitted {submission.pk} (2 files)" in capsys.readouterr().out
@@ -64,7 +90,10 @@ def test_generate_submit_and_the_row(kgb, openai_server, tmp_path, site, capsys)
     assert [a.file_name for a in attempts] == ["aten__add.py", "aten__add.1.py"]
     for attempt in attempts:
         assert (attempt.prompt_tokens, attempt.completion_tokens, attempt.cached_tokens, attempt.reasoning_tokens) == (
-            1500, 900, 512, 300
+            1500,
+            900,
+            512,
+            300,
         )
         assert attempt.turns == 1 and attempt.transcript
     provenance = submission.metadata["notes"]["kgb"]

@@ -50,7 +50,10 @@ def test_tools_in_process(tmp_path):
     assert unknown.is_error and "unknown operator: aten::addd" in unknown.content[0].text
     assert remote.is_error and "--site" in remote.content[0].text
     lines = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [(line["operator"], line["verdict"]) for line in lines] == [("aten::add", "correct"), ("aten::add", "incorrect")]
+    assert [(line["operator"], line["verdict"]) for line in lines] == [
+        ("aten::add", "correct"),
+        ("aten::add", "incorrect"),
+    ]
 
 
 def test_stdio_transport():

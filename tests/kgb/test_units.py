@@ -50,9 +50,9 @@ def test_pass_at_k_estimators():
     assert rounds["sets"]["all"]["tokens_per_success"] == 20
     samples = summarize(outcomes, operators=ops, mode="samples", k_max=2)
     assert samples["sets"]["all"]["pass_at"]["1"] == pytest.approx((0.5 + 1 + 0 + 0) / 4)
-    assert Prices(2, 8, 0.5).cost({"prompt_tokens": 1000, "cached_tokens": 400, "completion_tokens": 100}) == pytest.approx(
-        (600 * 2 + 400 * 0.5 + 100 * 8) / 1e6
-    )
+    assert Prices(2, 8, 0.5).cost(
+        {"prompt_tokens": 1000, "cached_tokens": 400, "completion_tokens": 100}
+    ) == pytest.approx((600 * 2 + 400 * 0.5 + 100 * 8) / 1e6)
 
 
 def test_import_upstream_pass_at_k_folder(tmp_path):
@@ -61,14 +61,23 @@ def test_import_upstream_pass_at_k_folder(tmp_path):
     (tmp_path / "round_0" / "aten::add.py").write_text(WRONG_ADD)
     (tmp_path / "round_1" / "aten::add.py").write_text(CORRECT_ADD)
     (tmp_path / "round_0" / "vllm13::rms_norm.py").write_text("def rms_norm(out, input, weight, epsilon):\n    pass\n")
-    (tmp_path / "args.json").write_text(json.dumps({"model_name": "GLM-5.0", "temperature": 0.8, "max_rounds": 5, "reflection": True}))
+    (tmp_path / "args.json").write_text(
+        json.dumps({"model_name": "GLM-5.0", "temperature": 0.8, "max_rounds": 5, "reflection": True})
+    )
     results = {
         "total_operators": 2,
         "total_passed": 1,
         "final_pass_rate": 0.5,
-        "rounds_summary": [{"round": 0, "total_passed": 0, "pass_rate": 0.0}, {"round": 1, "total_passed": 1, "pass_rate": 0.5}],
+        "rounds_summary": [
+            {"round": 0, "total_passed": 0, "pass_rate": 0.0},
+            {"round": 1, "total_passed": 1, "pass_rate": 0.5},
+        ],
         "operator_details": {
-            "aten::add": {"passed": True, "generated_codes_by_round": {"0": WRONG_ADD, "1": CORRECT_ADD}, "first_pass_round": 1},
+            "aten::add": {
+                "passed": True,
+                "generated_codes_by_round": {"0": WRONG_ADD, "1": CORRECT_ADD},
+                "first_pass_round": 1,
+            },
             "vllm13::rms_norm": {"passed": False, "generated_codes_by_round": {}, "first_pass_round": None},
         },
     }
@@ -91,9 +100,31 @@ def test_import_upstream_pass_at_k_folder(tmp_path):
 def _claude_code_log() -> str:
     events = [
         {"type": "system", "subtype": "init"},
-        {"type": "assistant", "message": {"id": "m1", "usage": {"input_tokens": 10, "output_tokens": 200, "cache_creation_input_tokens": 3000, "cache_read_input_tokens": 0}}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "usage": {
+                    "input_tokens": 10,
+                    "output_tokens": 200,
+                    "cache_creation_input_tokens": 3000,
+                    "cache_read_input_tokens": 0,
+                },
+            },
+        },
         {"type": "user", "message": {"content": "tool result"}},
-        {"type": "assistant", "message": {"id": "m2", "usage": {"input_tokens": 5, "output_tokens": 400, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 3000}}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m2",
+                "usage": {
+                    "input_tokens": 5,
+                    "output_tokens": 400,
+                    "cache_creation_input_tokens": 100,
+                    "cache_read_input_tokens": 3000,
+                },
+            },
+        },
         {"type": "result", "result": "Done.\n```python\n" + WRONG_ADD + "```"},
     ]
     return "\n".join(json.dumps(e) for e in events) + "\nnot json\n"
@@ -107,16 +138,44 @@ def test_import_agent_workspaces(tmp_path):
     (tmp_path / "kernels" / "add.py").write_text(CORRECT_ADD)  # the run's kernel wins over the log's last block
     (workspaces / "rms_norm").mkdir()
     steps = [
-        {"type": "step_finish", "part": {"tokens": {"total": 1000, "input": 900, "output": 80, "reasoning": 20, "cache": {"read": 500, "write": 0}}}},
-        {"type": "step_finish", "part": {"tokens": {"total": 5000, "input": 4000, "output": 700, "reasoning": 300, "cache": {"read": 3500, "write": 0}}}},
+        {
+            "type": "step_finish",
+            "part": {
+                "tokens": {
+                    "total": 1000,
+                    "input": 900,
+                    "output": 80,
+                    "reasoning": 20,
+                    "cache": {"read": 500, "write": 0},
+                }
+            },
+        },
+        {
+            "type": "step_finish",
+            "part": {
+                "tokens": {
+                    "total": 5000,
+                    "input": 4000,
+                    "output": 700,
+                    "reasoning": 300,
+                    "cache": {"read": 3500, "write": 0},
+                }
+            },
+        },
         {"type": "step_finish", "part": {"tokens": {"total": 0}}},
     ]
     (workspaces / "rms_norm" / "oc_output.json").write_text("\n".join(json.dumps(s) for s in steps))
     (workspaces / "rms_norm" / "kernel.py").write_text("def rms_norm(out, input, weight, epsilon):\n    pass\n")
     (tmp_path / "progress.json").write_text(json.dumps({"operators": {"add": {"duration_seconds": 611.5}}}))
     files, metadata = import_agent(
-        tmp_path, scaffold=None, name=None, provider="Anthropic", model_name="Claude Opus", model_version="4.6",
-        chip="h200", public=True,
+        tmp_path,
+        scaffold=None,
+        name=None,
+        provider="Anthropic",
+        model_name="Claude Opus",
+        model_version="4.6",
+        chip="h200",
+        public=True,
     )
     assert files["aten__add.py"] == CORRECT_ADD and "vllm13__rms_norm.py" in files
     add = metadata["operators"]["aten::add"]
@@ -134,7 +193,9 @@ def test_import_agent_workspaces(tmp_path):
 def test_import_refuses_unknown_operators(kgb, tmp_path, capsys):
     (tmp_path / "run" / "workspaces" / "not_an_op").mkdir(parents=True)
     (tmp_path / "run" / "workspaces" / "not_an_op" / "cc_output.jsonl").write_text("{}\n")
-    assert kgb("import", "agent", tmp_path / "run", "--out", tmp_path / "out", "--chip", "h200", "--model-label", "m") == 2
+    assert (
+        kgb("import", "agent", tmp_path / "run", "--out", tmp_path / "out", "--chip", "h200", "--model-label", "m") == 2
+    )
     assert "workspaces that name no catalog operator: not_an_op" in capsys.readouterr().err
 
 
@@ -159,7 +220,9 @@ def test_the_client_never_imports_django():
     )
     env = {"PATH": "/usr/bin:/bin", "TRITON_INTERPRET": "1"}
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env).returncode == 0
-    assert subprocess.run([sys.executable, "-m", "kgb", "--version"], cwd=ROOT, capture_output=True, text=True).stdout.startswith("kgb ")
+    assert subprocess.run(
+        [sys.executable, "-m", "kgb", "--version"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.startswith("kgb ")
 
 
 def test_remote_verifier_speaks_the_test_mode_contract(tmp_path):
@@ -208,6 +271,10 @@ def test_remote_verifier_speaks_the_test_mode_contract(tmp_path):
         httpd.shutdown()
         httpd.server_close()
     assert result["verdict"] == "correct" and verifier.calls == 1
-    assert [(m, p) for m, p, _ in seen] == [("POST", "/api/v1/verify/"), ("POST", "/api/v1/verify/"),
-                                           ("GET", "/api/v1/verify/j1/"), ("GET", "/api/v1/verify/j1/")]
+    assert [(m, p) for m, p, _ in seen] == [
+        ("POST", "/api/v1/verify/"),
+        ("POST", "/api/v1/verify/"),
+        ("GET", "/api/v1/verify/j1/"),
+        ("GET", "/api/v1/verify/j1/"),
+    ]
     assert seen[0][2] == {"operator": "aten::add", "chip": "cpu", "tier": "smoke", "source": CORRECT_ADD}

@@ -15,6 +15,7 @@ Cases marked slow (the perf tiers, the whole cuBLAS grids) run with `-m slow`.
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -312,3 +313,98 @@ def figures(rows: int = 64) -> None:
 
 if __name__ == "__main__":
     figures(int(sys.argv[1]) if len(sys.argv) > 1 else 64)
+
+
+# ---------------------------------------------------------------------------- elementwise fast math
+
+
+def _judge_elementwise(op: str, case: dict, fn: Callable[[torch.Tensor], torch.Tensor]) -> Comparison:
+    from operators.tolerance import compare_outputs
+
+    spec = get(op)
+    inputs = spec.make_inputs(case, Rng(SEED))
+    ref = spec.run_reference(_clone(inputs))
+    x = inputs["self"]
+    out = fn(x.to(torch.float32)).to(x.dtype) if x.dtype != torch.float64 else fn(x)
+    return compare_outputs(out, ref, exact=spec.exact, reduce_dim=1)
+
+
+def _accurate(torch_fn: Callable) -> Callable[[torch.Tensor], torch.Tensor]:
+    """The function evaluated in float64 and rounded once to fp32: what a 1-ulp libdevice call gives."""
+    return lambda x: torch_fn(x.to(torch.float64)).to(torch.float32)
+
+
+# op -> (fast-math emulation, accurate evaluation)
+FAST_MATH = {
+    "aten::sin": (E.sin_approx, _accurate(torch.sin)),
+    "aten::cos": (E.cos_approx, _accurate(torch.cos)),
+    "aten::rsqrt": (E.rsqrt_approx_ftz, _accurate(torch.rsqrt)),
+}
+
+
+def _ranked_float(op: str, max_numel: int = 1 << 24) -> list[dict]:
+    """Ranked float cases up to max_numel elements (the perf tier's 16384 x 14336 runs with -m slow)."""
+    return [
+        c
+        for t in RANKED
+        for c in get(op).tier(t)
+        if c["dtype"] in ("float32", "float16", "bfloat16") and math.prod(c["shape"]) <= max_numel
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op", sorted(FAST_MATH))
+def test_accurate_functions_pass_largest_perf_cases(op: str) -> None:
+    _, accurate = FAST_MATH[op]
+    for case in _ranked_float(op, 1 << 30):
+        if math.prod(case["shape"]) > 1 << 24:
+            assert _judge_elementwise(op, case, accurate).passed
+
+
+@pytest.mark.parametrize("op", sorted(FAST_MATH))
+def test_fast_math_fails_ranked_elementwise(op: str) -> None:
+    """sin.approx / cos.approx emulated as an accurate evaluation after reducing x by a single-precision
+    2 pi in fp32 (x - 2pi_f32 * rint(x / 2pi_f32)): the documented [-pi, pi] accuracy (~2^-21) and the
+    |x| * 2^-24 * 2pi growth outside it. rsqrt.approx.ftz emulated as flushing subnormal inputs to zero.
+    Every fp32 ranked case with more than a handful of elements now has arguments where that fails
+    (before this change the ranked inputs were N(0, 1) and every one passed)."""
+    fast, _ = FAST_MATH[op]
+    fp32 = [c for c in _ranked_float(op) if c["dtype"] == "float32" and math.prod(c["shape"]) >= 64]
+    assert fp32
+    passed = [c for c in fp32 if _judge_elementwise(op, c, fast).passed]
+    assert not passed, f"the fast-math emulation passed {len(passed)} of {len(fp32)}: {passed[:3]}"
+
+
+@pytest.mark.parametrize("op", sorted(FAST_MATH))
+def test_accurate_functions_pass_ranked_elementwise(op: str) -> None:
+    _, accurate = FAST_MATH[op]
+    for case in _ranked_float(op):
+        verdict = _judge_elementwise(op, case, accurate)
+        assert verdict.passed, f"{case}: {verdict.reason}"
+
+
+def _exp_no_ftz(t: torch.Tensor) -> torch.Tensor:
+    """ex2.approx.f32 (no ftz) of the fp32-rounded x log2(e): Triton's tl.exp lowering."""
+    return torch.exp2((t * torch.tensor(math.log2(math.e), dtype=torch.float32)).double()).float()
+
+
+def test_cosh_ranked_tiers_reach_exp_limits_and_overflow() -> None:
+    """cosh's ranked inputs reach |x| = 88 (e^x within 2x of fp32's max, e^-x subnormal) and overflow
+    (|x| >= 90 -> +inf). 0.5 (e + 1/e) with e = exp(x) passes accurately and with ex2.approx of a rounded
+    x log2 e (relative error ~|x| 2^-24 stays under rtol 1e-5); the same with __expf's flush to zero
+    (ex2.approx.ftz) fails: e^-88 flushes to 0 and 1/e gives +inf."""
+    spec = get("aten::cosh")
+    case = next(c for c in spec.tier("full") if c["dtype"] == "float32" and c["shape"] == [512, 512])
+    x = spec.make_inputs(case, Rng(SEED))["self"]
+    assert float(x.abs().max()) > 90 and bool(((x.abs() > 80) & (x.abs() < 88.5)).any())
+    for c in _ranked_float("aten::cosh"):
+        accurate = _judge_elementwise("aten::cosh", c, lambda t: (0.5 * (torch.exp(t.double()) + torch.exp(-t.double()))).float())
+        assert accurate.passed, accurate.reason
+        approx = _judge_elementwise("aten::cosh", c, lambda t: 0.5 * (_exp_no_ftz(t) + 1.0 / _exp_no_ftz(t)))
+        assert approx.passed, approx.reason
+    flushed = [
+        c
+        for c in _ranked_float("aten::cosh")
+        if not _judge_elementwise("aten::cosh", c, lambda t: 0.5 * (E.exp_approx(t) + 1.0 / E.exp_approx(t))).passed
+    ]
+    assert flushed, "__expf with flush-to-zero passed every ranked cosh case"

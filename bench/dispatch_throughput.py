@@ -48,11 +48,11 @@ print(submission.pk)
 
 ENQUEUE = """
 import sys, time
-from evaluator import services
+from leaderboard import services
 from leaderboard.models import Submission
 submission = Submission.objects.get(pk=sys.argv[1])
 start = time.time()
-services.enqueue_submission(submission)
+services.enqueue_submission(submission=submission)
 print(start)
 """
 

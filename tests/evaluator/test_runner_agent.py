@@ -232,8 +232,11 @@ def test_the_worker_times_with_the_protocol_the_site_ranks(monkeypatch):
 
     monkeypatch.setitem(worker.SETTINGS, "config", {"chip": "cpu", "timing_protocol": "read:kernel"})
     monkeypatch.setitem(worker.SETTINGS, "fake_harness", False)
+    monkeypatch.setattr(worker, "SECRETS", ("kgbr_tok_abc",))
     harness = worker._make_harness()  # not entered: no candidate pool is started
-    assert (harness.flush, harness.clock) == ("read", "kernel")
+    assert (harness.config.flush, harness.config.clock) == ("read", "kernel")
+    # the token is scrubbed from every result, and a failing tier stops early
+    assert harness.config.secrets == ("kgbr_tok_abc",) and harness.config.fail_fast_after > 0
     monkeypatch.setitem(worker.SETTINGS, "config", {"chip": "cpu"})  # a site from before the setting
     harness = worker._make_harness()
-    assert (harness.flush, harness.clock) == ("write", "events")
+    assert (harness.config.flush, harness.config.clock) == ("write", "events")

@@ -6,6 +6,7 @@ The upstream constants are FlagGems' `accuracy_utils` values as upstream KernelG
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -34,8 +35,20 @@ def product(**axes: Iterable[Any]) -> list[dict[str, Any]]:
     return cases
 
 
+def unique_numel(t: torch.Tensor) -> int:
+    """Elements a tensor really holds: a broadcast (stride-0) dimension is stored, and read, once."""
+    if t.numel() == 0:
+        return 0
+    n = 1
+    for size, stride in zip(t.shape, t.stride(), strict=True):
+        if stride != 0:
+            n *= size
+    return n
+
+
 def tensor_bytes(*items: Any) -> int:
-    """Bytes of all tensors in items (nested lists/tuples/dicts allowed), each counted once."""
+    """Bytes of all tensors in items (nested lists/tuples/dicts allowed), each counted once, and an
+    expanded (stride-0) view at the bytes it really holds."""
     seen: set[int] = set()
     total = 0
 
@@ -45,7 +58,7 @@ def tensor_bytes(*items: Any) -> int:
             key = id(x)
             if key not in seen:
                 seen.add(key)
-                total += x.numel() * x.element_size()
+                total += unique_numel(x) * x.element_size()
         elif isinstance(x, (list, tuple)):
             for y in x:
                 visit(y)
@@ -58,15 +71,24 @@ def tensor_bytes(*items: Any) -> int:
     return total
 
 
-def elementwise_cost(flops_per_element: float = 1.0, *, out_factor: float = 1.0):
+def elementwise_cost(flops_per_element: float = 1.0, *, out_factor: float = 1.0, out_dtype: torch.dtype | None = None):
     """Cost model for ops reading every input once and writing one output shaped like the
-    broadcast of the inputs: bytes = inputs + out_factor * largest input; flops per element."""
+    broadcast of the inputs: bytes = inputs (each at the bytes it holds) + out_factor x the output
+    (broadcast shape, at `out_dtype`, by default the largest input's dtype: comparisons pass
+    torch.bool); flops per output element."""
 
     def cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
         tensors = [v for v in inputs.values() if isinstance(v, torch.Tensor)]
         biggest = max(tensors, key=lambda t: t.numel(), default=None)
-        n = biggest.numel() if biggest is not None else 1
-        out_bytes = n * (biggest.element_size() if biggest is not None else 4) * out_factor
+        if biggest is None:
+            n = 1
+        else:
+            try:
+                n = math.prod(torch.broadcast_shapes(*(t.shape for t in tensors)))
+            except RuntimeError:  # operands that are not broadcast together (weights and the like)
+                n = biggest.numel()
+        size = out_dtype.itemsize if out_dtype is not None else (biggest.element_size() if biggest is not None else 4)
+        out_bytes = n * size * out_factor
         dtype = str(biggest.dtype).removeprefix("torch.") if biggest is not None else "float32"
         return Cost(flops=flops_per_element * n, bytes=tensor_bytes(inputs) + out_bytes, dtype=dtype)
 

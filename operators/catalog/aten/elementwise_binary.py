@@ -27,7 +27,14 @@ from operators.catalog.aten.elementwise_support import (
     small_integers,
     uniform,
 )
-from operators.catalog.common import FLOAT_DTYPES, PERF_TOKEN_HIDDEN, POINTWISE_SHAPES, SCALARS, product
+from operators.catalog.common import (
+    FLOAT_DTYPES,
+    PERF_TOKEN_HIDDEN,
+    POINTWISE_SHAPES,
+    SCALARS,
+    elementwise_cost,
+    product,
+)
 from operators.spec import Case, Cost, Inputs, OperatorSpec, Rng
 
 SHAPES_512 = [(2, 3), (128, 256), (512, 512)]
@@ -373,6 +380,7 @@ def _compare_spec(op: str, *, symbol: str, draw: Draw, upstream: int, fidelity_e
         make_inputs=binary_inputs(draw),
         cases={"smoke": smoke, "full": full, "edge": edge, "perf": _perf()},
         exact=True,
+        cost=elementwise_cost(1.0, out_dtype=torch.bool),  # the output is written at 1 byte per element
         notes=f"The output dtype is torch.bool. Compare after type promotion (fp16 vs a Python number compares in "
         f"fp16's promoted type). Any comparison with NaN is False{' except !=' if op == 'eq' else ''}. "
         "Compared exactly.",

@@ -76,9 +76,12 @@ def _embedding_invoke(impl: Any, inputs: dict[str, Any]) -> torch.Tensor:
 
 
 def _embedding_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
+    # the gathered rows are written once; repeated rows are read from the table once at the least
     rows = numel(case["index_shape"])
     row_bytes = nbytes([case["dim"]], case["dtype"])
-    return Cost(flops=0.0, bytes=float(2 * rows * row_bytes + tensor_bytes(inputs["indices"])), dtype=case["dtype"])
+    table = nbytes([case["num_embeddings"], case["dim"]], case["dtype"])
+    reads = min(rows * row_bytes, table)
+    return Cost(flops=0.0, bytes=float(reads + rows * row_bytes + tensor_bytes(inputs["indices"])), dtype=case["dtype"])
 
 
 def _embedding_case(v: int, d: int, index_shape: list[int], dtype: str, **extra: Any) -> dict[str, Any]:
@@ -160,8 +163,10 @@ def _gather_invoke(impl: Any, inputs: dict[str, Any]) -> torch.Tensor:
 
 def _gather_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
     # each output element reads one input element and one index; the output is written once
+    # (repeated indices read an input element once at the least: reads are capped at the input's bytes)
     out = _gather_out_bytes(case)
-    return Cost(flops=0.0, bytes=float(2 * out + tensor_bytes(inputs["index"])), dtype=case["dtype"])
+    reads = min(out, nbytes(case["shape"], case["dtype"]))
+    return Cost(flops=0.0, bytes=float(out + reads + tensor_bytes(inputs["index"])), dtype=case["dtype"])
 
 
 GATHER = aten_spec(
@@ -287,7 +292,8 @@ def _index_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
             pos += t.dim() if t.dtype == torch.bool else 1
     kept *= numel(shape[pos:])
     out_bytes = rows * kept * dtype_of(case["dtype"]).itemsize
-    return Cost(flops=0.0, bytes=float(tensor_bytes(tensors) + 2 * out_bytes), dtype=case["dtype"])
+    reads = min(out_bytes, nbytes(shape, case["dtype"]))  # a repeated index reads its element once at the least
+    return Cost(flops=0.0, bytes=float(tensor_bytes(tensors) + out_bytes + reads), dtype=case["dtype"])
 
 
 INDEX = aten_spec(
@@ -404,10 +410,12 @@ def _upcast_reference(invoke: Any) -> Any:
 
 
 def _index_put_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
-    # values and indices read once; each written element read (accumulate) and written once
-    written = inputs["values"].nbytes * (2 if case["accumulate"] else 1)
+    # values and indices read once; each written element of self read (accumulate) and written once:
+    # duplicate indices touch one element, so at most self's bytes are touched
+    touched = min(inputs["values"].numel() * dtype_of(case["dtype"]).itemsize, nbytes(case["shape"], case["dtype"]))
+    written = touched * (2 if case["accumulate"] else 1)
     return Cost(
-        flops=0.0, bytes=float(tensor_bytes(inputs["indices"]) + inputs["values"].nbytes + written), dtype=case["dtype"]
+        flops=0.0, bytes=float(tensor_bytes(inputs["indices"], inputs["values"]) + written), dtype=case["dtype"]
     )
 
 
@@ -620,9 +628,9 @@ def _index_select_invoke(impl: Any, inputs: dict[str, Any]) -> torch.Tensor:
 def _index_select_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
     shape = list(case["shape"])
     shape[case["dim"]] = case["index_len"]
-    return Cost(
-        flops=0.0, bytes=float(2 * nbytes(shape, case["dtype"]) + tensor_bytes(inputs["index"])), dtype=case["dtype"]
-    )
+    out = nbytes(shape, case["dtype"])
+    reads = min(out, nbytes(case["shape"], case["dtype"]))  # a repeated index reads its slice once at the least
+    return Cost(flops=0.0, bytes=float(out + reads + tensor_bytes(inputs["index"])), dtype=case["dtype"])
 
 
 INDEX_SELECT = aten_spec(
@@ -722,10 +730,13 @@ def _scatter_invoke(impl: Any, inputs: dict[str, Any]) -> torch.Tensor:
 
 
 def _scatter_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
-    # out-of-place: self copied once (read + write), then index and the used src elements read and written
+    # out-of-place: self read once and the output written once (a scattered element lands in that one
+    # write), the index and the used src elements read once
     self_bytes = nbytes(case["shape"], case["dtype"])
-    moved = numel(case["index_shape"]) * dtype_of(case["dtype"]).itemsize
-    return Cost(flops=0.0, bytes=float(2 * self_bytes + 2 * moved + tensor_bytes(inputs["index"])), dtype=case["dtype"])
+    src = inputs.get("src")
+    moved = numel(case["index_shape"]) * dtype_of(case["dtype"]).itemsize if isinstance(src, torch.Tensor) else 0
+    moved = min(moved, tensor_bytes(src)) if isinstance(src, torch.Tensor) else 0
+    return Cost(flops=0.0, bytes=float(2 * self_bytes + moved + tensor_bytes(inputs["index"])), dtype=case["dtype"])
 
 
 _SCATTER_SHAPES = [(s, i) for s in ([128, 16, 4], [256, 32, 8]) for i in ([512, 128, 32], [1024, 64, 16])]

@@ -237,4 +237,6 @@ def copy_cost(case: dict[str, Any], inputs: dict[str, Any]) -> Cost:
     """Copies: the logical input read once and the same number of elements written in the output dtype."""
     src = case.get("shape") or []
     out_dtype = case.get("out_dtype") or case["dtype"]
-    return Cost(flops=0.0, bytes=float(nbytes(src, case["dtype"]) + nbytes(src, out_dtype)), dtype=case["dtype"])
+    # an expanded (stride-0) input holds, and is read at, fewer bytes than its logical shape
+    reads = min(nbytes(src, case["dtype"]), tensor_bytes(inputs))
+    return Cost(flops=0.0, bytes=float(reads + nbytes(src, out_dtype)), dtype=case["dtype"])

@@ -320,7 +320,10 @@ def _gemv_cost(dtype: str) -> Callable[[dict, Inputs], Cost]:
         m, n, batch = case["m"], case["n"], case.get("batchCount", 1)
         reads_y = 1 if case["beta"] != 0 else 0
         len_x, len_y = _gemv_lengths(case)
-        return B.cost(2.0 * m * n * batch, batch * (m * n + len_x + len_y * (1 + reads_y)), dtype)
+        if case["alpha"] == 0:  # y = beta * y: A and x are not read
+            return B.cost(1.0 * len_y * batch * reads_y, batch * len_y * (1 + reads_y), dtype)
+        a_reads = 1 if case.get("strideA", 1) == 0 else batch  # a zero stride shares one A: read once
+        return B.cost(2.0 * m * n * batch, a_reads * m * n + batch * (len_x + len_y * (1 + reads_y)), dtype)
 
     return cost
 

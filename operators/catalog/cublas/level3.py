@@ -461,7 +461,12 @@ def _gemm_cost(dtype: str) -> Callable[[dict, Inputs], Cost]:
     def cost(case: dict, inputs: Inputs) -> Cost:
         m, n, k, batch = case["m"], case["n"], case["k"], case.get("batchCount", 1)
         c_reads = 1 if case["beta"] != 0 else 0
-        return B.cost(2.0 * m * n * k * batch, batch * (m * k + k * n + m * n * (1 + c_reads)), dtype)
+        if case["alpha"] == 0:  # C = beta * C: BLAS reads neither A nor B and multiplies nothing
+            return B.cost(1.0 * m * n * batch * c_reads, batch * m * n * (1 + c_reads), dtype)
+        # a zero stride shares one matrix among the problems: it is read once
+        a_reads = 1 if case.get("strideA", 1) == 0 else batch
+        b_reads = 1 if case.get("strideB", 1) == 0 else batch
+        return B.cost(2.0 * m * n * k * batch, a_reads * m * k + b_reads * k * n + batch * m * n * (1 + c_reads), dtype)
 
     return cost
 
@@ -805,6 +810,8 @@ def _symm_cost(case: dict, inputs: Inputs) -> Cost:
     m, n = case["m"], case["n"]
     size = m if case["side"] == "L" else n
     c_reads = 1 if case["beta"] != 0 else 0
+    if case["alpha"] == 0:  # C = beta * C: A and B are not read, nothing is multiplied
+        return B.cost(1.0 * m * n * c_reads, (1 + c_reads) * m * n, "complex64")
     return B.cost(2.0 * m * n * size, size**2 / 2 + (2 + c_reads) * m * n, "complex64")
 
 
@@ -869,7 +876,10 @@ def _syrk_written(inputs: Inputs, name: str, index: int | None, ref: torch.Tenso
 def _syrk_cost(dtype: str) -> Callable[[dict, Inputs], Cost]:
     def cost(case: dict, inputs: Inputs) -> Cost:
         n, k = case["n"], case["k"]
-        return B.cost(1.0 * n * (n + 1) * k, n * k + n * (n + 1) * (1 if case["beta"] == 0 else 2) / 2, dtype)
+        triangle = n * (n + 1) * (1 if case["beta"] == 0 else 2) / 2
+        if case["alpha"] == 0:  # C = beta * C on the triangle: A is not read
+            return B.cost(0.0 if case["beta"] == 0 else n * (n + 1) / 2, triangle, dtype)
+        return B.cost(1.0 * n * (n + 1) * k, n * k + triangle, dtype)
 
     return cost
 
@@ -1144,6 +1154,8 @@ def _trsm_compare(batched: bool) -> Callable[[object, object, dict, Inputs], Com
 def _trsm_cost(dtype: str) -> Callable[[dict, Inputs], Cost]:
     def cost(case: dict, inputs: Inputs) -> Cost:
         m, n, size, batch = case["m"], case["n"], _trsm_size(case), case.get("batchCount", 1)
+        if case["alpha"] == 0:  # B is set to zero: nothing is read
+            return B.cost(0.0, batch * m * n, dtype)
         return B.cost(1.0 * m * n * size * batch, batch * (size * (size + 1) / 2 + 2 * m * n), dtype)
 
     return cost

@@ -512,7 +512,9 @@ def _torch_dynamic_api() -> frozenset[str]:
 
     kinds = (torch.dtype, torch.memory_format, torch.layout)
     return frozenset(
-        f"torch.{name}" for name in dir(torch) if not name.startswith("_") and isinstance(getattr(torch, name, None), kinds)
+        f"torch.{name}"
+        for name in dir(torch)
+        if not name.startswith("_") and isinstance(getattr(torch, name, None), kinds)
     )
 
 
@@ -522,7 +524,7 @@ def _triton_language() -> Any:
         import triton.language
 
         return triton.language
-    except Exception:  # noqa: BLE001 - no triton here: fall back to the names alone
+    except Exception:
         return None
 
 
@@ -550,7 +552,7 @@ class _ScopeBuilder:
             if isinstance(sub, ast.Name):
                 scope.bound.add(sub.id)
 
-    def walk(self, node: ast.AST, scope: _Scope) -> None:  # noqa: C901 - one branch per scoping rule
+    def walk(self, node: ast.AST, scope: _Scope) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             if not isinstance(node, ast.Lambda):
                 scope.bound.add(node.name)
@@ -654,7 +656,7 @@ class _Checker(ast.NodeVisitor):
         if text is None:
             try:
                 text = ast.unparse(node)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 text = type(node).__name__
         text = " ".join(text.split())
         return text if len(text) <= 60 else text[:57] + "..."
@@ -714,11 +716,17 @@ class _Checker(ast.NodeVisitor):
         full = ".".join(parts)
         hit = next((p for p in parts[1:] if p in STREAM_NAMES), None)
         if hit is not None:
-            self.flag(node, f"{full}: streams, events and graphs are not available to solutions (they enable timing tricks)")
+            self.flag(
+                node, f"{full}: streams, events and graphs are not available to solutions (they enable timing tricks)"
+            )
             return None
         return self.qualified_exact(
-            node, parts, self.torch_api, "an allowed torch API (allocation, metadata, dtypes, broadcasting helpers, "
-            "memory formats and device queries only; arithmetic belongs in Triton kernels)", importing
+            node,
+            parts,
+            self.torch_api,
+            "an allowed torch API (allocation, metadata, dtypes, broadcasting helpers, "
+            "memory formats and device queries only; arithmetic belongs in Triton kernels)",
+            importing,
         )
 
     def qualified_tl(self, node: ast.AST, parts: list[str]) -> tuple[int, bool] | None:
@@ -756,7 +764,11 @@ class _Checker(ast.NodeVisitor):
             wrapped = getattr(child, "fn", None) if not isinstance(child, type) else None
             origin = getattr(wrapped if callable(wrapped) else child, "__module__", None)
             plain = isinstance(child, (bool, int, float, str))
-            if not plain and full not in TL_FOREIGN_OK and not (isinstance(origin, str) and origin.startswith("triton.language")):
+            if (
+                not plain
+                and full not in TL_FOREIGN_OK
+                and not (isinstance(origin, str) and origin.startswith("triton.language"))
+            ):
                 self.flag(
                     node,
                     f"{'.'.join(parts[: index + 1])} is not a Triton language API (it is {origin or type(child).__name__}'s "
@@ -772,7 +784,9 @@ class _Checker(ast.NodeVisitor):
         if self.blacklisted(node, module):
             return False
         if root not in ALLOWED_ROOTS or (root not in {"torch", "triton"} and module not in STDLIB_API):
-            self.flag(node, f"import of {module!r} is not allowed (allowed: torch, triton, math, cmath and pure helpers)")
+            self.flag(
+                node, f"import of {module!r} is not allowed (allowed: torch, triton, math, cmath and pure helpers)"
+            )
             return False
         result = self.qualified(node, module.split("."), importing=True)
         if result is None:
@@ -838,7 +852,10 @@ class _Checker(ast.NodeVisitor):
             target = self.aliases[name]
             result = self.qualified(node, target.split("."))
             if result is not None and result[1]:
-                self.flag(node, f"{self.snippet(node)}: the module {target} may not be used as a value (only its allowed names may be used)")
+                self.flag(
+                    node,
+                    f"{self.snippet(node)}: the module {target} may not be used as a value (only its allowed names may be used)",
+                )
             return
         if not self.scopes.is_builtin(node):
             return
@@ -866,7 +883,10 @@ class _Checker(ast.NodeVisitor):
         start = 0
         if isinstance(base, ast.Name) and base.id in self.aliases:
             if not isinstance(node.ctx, ast.Load) or any(not isinstance(link.ctx, ast.Load) for link in links):
-                self.flag(node, f"{self.snippet(node)}: assigning into imported module {self.aliases[base.id]!r} (monkeypatching)")
+                self.flag(
+                    node,
+                    f"{self.snippet(node)}: assigning into imported module {self.aliases[base.id]!r} (monkeypatching)",
+                )
             parts = self.aliases[base.id].split(".") + names
             result = self.qualified(node, parts)
             if result is None:
@@ -874,11 +894,17 @@ class _Checker(ast.NodeVisitor):
             used, is_module = result
             start = used - len(self.aliases[base.id].split("."))
             if is_module and start >= len(names):
-                self.flag(node, f"{self.snippet(node)}: the module {'.'.join(parts)} may not be used as a value (only its allowed names may be used)")
+                self.flag(
+                    node,
+                    f"{self.snippet(node)}: the module {'.'.join(parts)} may not be used as a value (only its allowed names may be used)",
+                )
                 return
         else:
             if isinstance(base, ast.Name) and base.id in self.kernels and not isinstance(node.ctx, ast.Load):
-                self.flag(node, f"{self.snippet(node)}: assigning an attribute of the Triton kernel {base.id} (it changes what launches)")
+                self.flag(
+                    node,
+                    f"{self.snippet(node)}: assigning an attribute of the Triton kernel {base.id} (it changes what launches)",
+                )
             self.visit(base)
         for link in links[max(start, 0) :]:
             self.check_value_attribute(link, base, links)
@@ -912,7 +938,11 @@ class _Checker(ast.NodeVisitor):
             self.flag(link, f"{text}: .format is allowed only on a literal string whose fields look nothing up")
 
     def safe_format(self, link: ast.Attribute) -> bool:
-        if id(link) not in self.call_funcs or not isinstance(link.value, ast.Constant) or not isinstance(link.value.value, str):
+        if (
+            id(link) not in self.call_funcs
+            or not isinstance(link.value, ast.Constant)
+            or not isinstance(link.value.value, str)
+        ):
             return False
         try:
             return all(not re.search(r"[.\[]", field) for field in _format_fields(link.value.value))
@@ -928,7 +958,9 @@ class _Checker(ast.NodeVisitor):
                 if len(node.args) == 1 and not node.keywords:
                     self.checked_calls.add(id(func))
                 else:
-                    self.flag(node, f"{self.snippet(node)}: type() with more than one argument creates classes at run time")
+                    self.flag(
+                        node, f"{self.snippet(node)}: type() with more than one argument creates classes at run time"
+                    )
             elif func.id == "hasattr":
                 name = node.args[1] if len(node.args) == 2 else None
                 literal = isinstance(name, ast.Constant) and isinstance(name.value, str)
@@ -998,7 +1030,10 @@ class _Checker(ast.NodeVisitor):
         where = self.stack[-1]
         if where == "module":
             if _is_dunder(node.name):
-                self.flag(node, f"def {node.name}: module-level special functions run implicitly (module __getattr__ and the like)")
+                self.flag(
+                    node,
+                    f"def {node.name}: module-level special functions run implicitly (module __getattr__ and the like)",
+                )
             for decorator in node.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator
                 if self.dotted(target) in KERNEL_DECORATORS:
@@ -1036,7 +1071,9 @@ class _Checker(ast.NodeVisitor):
             if name is not None and name.split(".")[0] in ("torch", "triton"):
                 self.flag(node, f"class {node.name} subclasses {name} (lazy or fake tensors, patched launchers)")
         for keyword in node.keywords:
-            self.flag(node, f"class {node.name}({keyword.arg}=...): metaclasses and class keywords run code at class creation")
+            self.flag(
+                node, f"class {node.name}({keyword.arg}=...): metaclasses and class keywords run code at class creation"
+            )
         if self.stack[-1] in ("module", "class"):
             self.check_binding(node, node.name)
         self.stack.append("class")
@@ -1065,7 +1102,9 @@ def check_source(source: str, source_kind: str, *, file_name: str = "<solution>"
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                checker.aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                checker.aliases[alias.asname or alias.name.split(".")[0]] = (
+                    alias.name if alias.asname else alias.name.split(".")[0]
+                )
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 if alias.name != "*":

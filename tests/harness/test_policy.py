@@ -157,7 +157,10 @@ def test_honest_construct_passes(name):
 # -- bypass classes (each of these passed the policy before the allowlist rewrite) --------------------------
 BYPASSES = {
     "getattr_on_module": ("import typing\nsys = getattr(typing, 'sys')", "getattr"),
-    "getattr_as_value": ("import functools, typing\nm = functools.reduce(getattr, ['sys', 'modules'], typing)", "getattr"),
+    "getattr_as_value": (
+        "import functools, typing\nm = functools.reduce(getattr, ['sys', 'modules'], typing)",
+        "getattr",
+    ),
     "partial_getattr": ("import functools, typing\nm = functools.partial(getattr, typing)('sys')", "getattr"),
     "operator_attrgetter": ("import operator, typing\nsys = operator.attrgetter('sys')(typing)", "operator.attrgetter"),
     "operator_methodcaller": ("import operator\nrun = operator.methodcaller('system', 'id')", "operator.methodcaller"),
@@ -178,20 +181,29 @@ BYPASSES = {
     "as_subclass": ("def f(t, cls):\n    return t.as_subclass(cls)", ".as_subclass"),
     "numpy_file_write": ("def f(t):\n    t.numpy().tofile('/tmp/x')", ".numpy"),
     "format_traversal": ("import triton\nleak = '{0.__globals__[os].environ}'.format(triton.jit)", ".format"),
-    "triton_knobs_hook": ("import triton\nhooks = triton.knobs.runtime\nhooks.launch_enter_hook = print", "triton.knobs"),
+    "triton_knobs_hook": (
+        "import triton\nhooks = triton.knobs.runtime\nhooks.launch_enter_hook = print",
+        "triton.knobs",
+    ),
     "tl_core_imports": ("import triton.language as tl\nk = tl.core.knobs", "triton.language.core"),
     "triton_driver_stream": (
         "import triton\ns = triton.runtime.driver.active.get_current_stream()",
         "get_current_stream",
     ),
-    "current_stream_events": ("import torch\ne = torch.cuda.current_stream().record_event()", "torch.cuda.current_stream"),
+    "current_stream_events": (
+        "import torch\ne = torch.cuda.current_stream().record_event()",
+        "torch.cuda.current_stream",
+    ),
     "kernel_pre_run_hook": (
         "import triton\n@triton.jit\ndef k(x):\n    pass\nk.add_pre_run_hook(print)",
         ".add_pre_run_hook",
     ),
     "kernel_run_replaced": ("import triton\n@triton.jit\ndef k(x):\n    pass\nk.run = print", "Triton kernel k"),
     "shadowed_builtin": ("if False:\n    getattr = None\ndef f(x):\n    return getattr(x, 'sys')", "getattr"),
-    "tl_clock_module": ("import triton.language as tl\nt = tl.extra.cuda.utils.globaltimer", "triton.language.extra.cuda.utils"),
+    "tl_clock_module": (
+        "import triton.language as tl\nt = tl.extra.cuda.utils.globaltimer",
+        "triton.language.extra.cuda.utils",
+    ),
 }
 
 

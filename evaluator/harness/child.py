@@ -171,11 +171,85 @@ class State:
         self.tracing = False
         self.trace: list[str] = []
         self.suspend_registration: Any = None  # set while candidate wrappers are registered (ATen)
+        # storages (by address) the candidate handed to a Triton launch during this call, other
+        # than the call's inputs: reading one back on the host mid-call is how a wrapper tells a
+        # real call from the ghost replay (a canary kernel), which honest wrappers never need
+        self.launched: set[int] = set()
+        self.input_storages: set[int] = set()
 
-    def reset(self) -> None:
+    def reset(self, inputs: Any = None) -> None:
         self.calls = 0
         self.launches = 0
         self.trace = []
+        self.launched = set()
+        self.input_storages = {_storage_of(t) for t in _tensors_in(inputs)}
+
+
+def _tensors_in(value: Any) -> list[Any]:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _tensors_in(item)]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in _tensors_in(item)]
+    return []
+
+
+def _storage_of(t: Any) -> int:
+    try:
+        return int(t.untyped_storage().data_ptr())
+    except Exception:  # a tensor without storage (meta, sparse) is no launch buffer
+        return 0
+
+
+HOST_READS = frozenset({"_local_scalar_dense", "item", "is_nonzero", "equal"})
+
+
+def _reads_a_launched_buffer(name: str, args: Any, kwargs: Any) -> bool:
+    """Whether an aten op reads, on the host, a buffer a Triton launch of this call wrote into:
+    a scalar read, or a copy of a device buffer to the host (a device-to-device copy or dtype
+    change of a kernel's output is ordinary)."""
+    if not STATE.launched or not args:
+        return False
+    candidates: list[Any] = []
+    if name in HOST_READS:
+        candidates = _tensors_in(list(args))
+    elif name in ("_to_copy", "to"):
+        target = (kwargs or {}).get("device")
+        if target is not None and str(target).startswith("cpu") and _on_device(args[0]):
+            candidates = [args[0]]
+    elif name == "copy_" and len(args) > 1:
+        if getattr(getattr(args[0], "device", None), "type", None) == "cpu" and _on_device(args[1]):
+            candidates = [args[1]]
+    return any(_storage_of(t) in STATE.launched for t in candidates)
+
+
+def _on_device(t: Any) -> bool:
+    return getattr(getattr(t, "device", None), "type", "cpu") != "cpu"
+
+
+def _note_host_read(t: Any) -> None:
+    if STATE.in_candidate and STATE.launched and _storage_of(t) in STATE.launched and len(STATE.trace) < 64:
+        STATE.trace.append(
+            "read back on the host (tolist/numpy) a buffer its Triton launch wrote during the call "
+            "(what tells a real call from the ghost replay)"
+        )
+
+
+def _patch_host_reads() -> None:
+    """tolist() and numpy() read a host tensor's memory without an aten op: note them too."""
+    import torch
+
+    for method in ("tolist", "numpy"):
+        original = getattr(torch.Tensor, method)
+
+        def read(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            _note_host_read(self)
+            return _original(self, *args, **kwargs)
+
+        setattr(torch.Tensor, method, read)
 
 
 STATE = State()
@@ -222,6 +296,10 @@ def _patch_triton_launches() -> None:
                     return None
                 if not kwargs.get("warmup"):
                     STATE.launches += 1
+                for t in _tensors_in(list(args)) + _tensors_in(dict(kwargs)):
+                    storage = _storage_of(t)
+                    if storage and storage not in STATE.input_storages:
+                        STATE.launched.add(storage)
                 if "grid" in kwargs:
                     kwargs["grid"] = _as_candidate_code(kwargs["grid"])
                 hooks = getattr(self, "pre_run_hooks", None)
@@ -252,7 +330,13 @@ def _make_trace_mode(*, always: bool = False) -> Any:
             if (always or STATE.in_candidate) and not STATE.in_triton:
                 name = func.overloadpacket.__name__
                 if name not in ALLOWED_ATEN and len(STATE.trace) < 64:
-                    STATE.trace.append(str(func) + (" (in a thread)" if always else ""))
+                    where = " in a thread" if always else ""
+                    STATE.trace.append(f"ran aten op {func} itself{where} (torch arithmetic)")
+                elif _reads_a_launched_buffer(name, args, kwargs) and len(STATE.trace) < 64:
+                    STATE.trace.append(
+                        f"read back on the host ({func}) a buffer its Triton launch wrote during the call "
+                        "(what tells a real call from the ghost replay)"
+                    )
             return func(*args, **(kwargs or {}))
 
     return Trace()
@@ -476,7 +560,7 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
         return reply.get("type") != "error"
     inputs = msg["inputs"]
     _poison(msg.get("poison", []), device)
-    STATE.reset()
+    STATE.reset(inputs)
     STATE.ghost = kind == "ghost"
     started = time.perf_counter()
     try:
@@ -485,7 +569,7 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
                 with trace_mode:
                     out = spec.invoke(candidate.impl(), inputs)
                     if not trace_is_on(trace_mode):
-                        STATE.trace.append("(the dispatch trace was switched off during the call)")
+                        STATE.trace.append("switched the dispatch trace off during the call")
             else:
                 out = spec.invoke(candidate.impl(), inputs)
         backend.synchronize()
@@ -546,6 +630,7 @@ def main() -> None:
             warm_up(backend)  # unavailable: timing notes it and falls back to events
         _patch_triton_launches()
         _trace_threads()
+        _patch_host_reads()
         _preload_catalog()
     except BaseException as exc:
         conn.send_bytes(pickle.dumps({"type": "broken", "message": f"{type(exc).__name__}: {exc}"}))

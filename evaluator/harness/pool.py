@@ -40,6 +40,7 @@ CGROUP_ROOT = "/sys/fs/cgroup"
 PROC_SELF_CGROUP = "/proc/self/cgroup"
 RLIMIT_AS_ENV = "KGB_RLIMIT_AS"  # read by child.limit_address_space
 CGROUP_REMOVE_TRIES = 20  # x 50 ms: the kernel frees a cgroup once its last process is reaped
+MAX_START_RETRIES = 3  # consecutive failed starts at a settled level before the pool gives up
 UID_LOCK_DIR = os.path.join(tempfile.gettempdir(), "kgb-sandbox-uids")
 CANDIDATE_TMP = "/tmp"  # the candidate's directory lies here: inside its private tmpfs when sandboxed
 
@@ -495,9 +496,11 @@ class WarmPool:
     """Keeps `size` children started (torch and triton imported, device initialised). `acquire`
     hands one out and starts its replacement at once; a child is never given out twice.
 
-    Children start at the strongest sandbox level this machine offers; a child that cannot start
-    there (before any candidate code ran) moves the pool one level down, and the failure is kept
-    in `level_notes` (recorded in each result), so a weaker wall is never silent."""
+    Children start at the strongest sandbox level this machine offers; while no child has started
+    yet, one that cannot start there moves the pool one level down, and the failure is kept in
+    `level_notes` (recorded in each result), so a weaker wall is never silent. Once a child has
+    started, the level is fixed: a candidate cannot make a later start fail (a fork bomb, a
+    memory hog) to weaken the wall for the candidates after it."""
 
     def __init__(self, backend: Backend, host_memory: HostMemoryLimit, size: int = 1, *, clock: str = "events") -> None:
         self.backend = backend
@@ -509,6 +512,8 @@ class WarmPool:
         self.closed = False
         self.levels = sandbox_levels()
         self.level_notes: list[str] = []
+        self.level_settled = False  # a child started at self.level: the level is fixed from then on
+        self.start_failures = 0
         self.refill()
 
     @property
@@ -538,8 +543,13 @@ class WarmPool:
             with self.lock:
                 if child.level is not self.level:  # another thread already stepped down
                     stale: list[Child] = []
-                elif len(self.levels) == 1:
-                    raise RuntimeError(f"candidate process failed to start ({why})\n{tail[-2000:]}") from None
+                elif self.level_settled or len(self.levels) == 1:
+                    # once a child has started at this level, a later failure is that start's
+                    # (load, a neighbour), never a reason to weaken the wall for what follows
+                    self.start_failures += 1
+                    if self.start_failures > MAX_START_RETRIES:
+                        raise RuntimeError(f"candidate process failed to start ({why})\n{tail[-2000:]}") from None
+                    stale = []
                 else:
                     failed = self.levels.pop(0)
                     last_line = tail.strip().splitlines()[-1:] or [why]
@@ -548,6 +558,9 @@ class WarmPool:
             for other in stale:
                 other.kill()
             return self.acquire()
+        with self.lock:
+            self.level_settled = True
+            self.start_failures = 0
         child.isolation["level_notes"] = list(self.level_notes)
         return child
 

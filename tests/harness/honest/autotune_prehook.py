@@ -1,0 +1,32 @@
+# honest: triton.autotune with a config pre_hook that zeroes the output before an accumulating kernel
+# (one config: with several, Triton benchmarks them through a device driver, which the CPU
+# interpreter does not have: "0 active drivers")
+import torch
+import triton
+import triton.language as tl
+
+
+def _zero_out(nargs):
+    nargs["out_ptr"].zero_()
+
+
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": 16}, pre_hook=_zero_out)],
+    key=["n"],
+)
+@triton.jit
+def _add_acc(a_ptr, b_ptr, out_ptr, alpha, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    acc = tl.load(out_ptr + offs, mask=mask)
+    acc += tl.load(a_ptr + offs, mask=mask) + alpha * tl.load(b_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, acc, mask=mask)
+
+
+def add_Tensor(self, other, *, alpha=1):
+    a = self.contiguous()
+    b = other.contiguous()
+    out = torch.empty_like(a)
+    n = a.numel()
+    _add_acc[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](a, b, out, float(alpha), n)
+    return out

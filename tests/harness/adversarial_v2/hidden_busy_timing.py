@@ -19,7 +19,7 @@ def add_Tensor(self, other, *, alpha=1):
     out = torch.empty_like(a)
     if a.numel() > 64:
         spins = 0
-        for _ in range((a.shape[0] % 2) * 40_000_000):  # ~1.5-4 s when the row count is odd, none when even
+        for _ in range((a.shape[0] % 2) * 120_000_000):  # ~4-10 s when the row count is odd, none when even
             spins += 1
         return out
     _add_kernel[(triton.cdiv(a.numel(), 1024),)](a, b, out, float(alpha), a.numel(), BLOCK=1024)

@@ -154,8 +154,16 @@ class EvaluationJob(models.Model):
         return self.secret_seed is not None
 
 
+class EvaluationQuerySet(models.QuerySet):
+    def ranked(self) -> EvaluationQuerySet:
+        """Evaluations the site's check of the result against its job accepted: the only ones that
+        count in any rank, accuracy or speedup (evaluator.services.result_checks)."""
+        return self.filter(rejected_reason="")
+
+
 class Evaluation(models.Model):
-    """The verdict of one job: exactly one per job, whatever the number of deliveries."""
+    """The verdict of one job: exactly one per job, whatever the number of deliveries. A result
+    that contradicts its job is recorded with its verdict but `rejected_reason` set: never ranked."""
 
     job = models.OneToOneField(EvaluationJob, on_delete=models.CASCADE, related_name="evaluation")
     # denormalised from the job so leaderboard aggregation needs no join through jobs
@@ -180,12 +188,23 @@ class Evaluation(models.Model):
     result_schema = models.CharField(max_length=30, blank=True)
     duration_s = models.FloatField(null=True, blank=True)
     stderr_tail = models.TextField(blank=True)
+    rejected_reason = models.TextField(
+        blank=True,
+        default="",
+        help_text="Why the site rejected the result (it contradicts its job); empty when it may be ranked.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = EvaluationQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(condition=models.Q(verdict__in=Verdict.values), name="evaluation_verdict_valid"),
+            models.CheckConstraint(
+                condition=models.Q(rejected_reason="") | models.Q(speedup__isnull=True, sol_pct__isnull=True),
+                name="evaluation_rejected_unranked",
+            ),
             models.CheckConstraint(
                 condition=models.Q(speedup__isnull=True) | models.Q(speedup__gt=0), name="evaluation_speedup_positive"
             ),

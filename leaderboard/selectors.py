@@ -782,8 +782,10 @@ def submission_operator_table(*, submission: Submission) -> tuple[list[str], lis
             "id", "operator_id", "operator__source", "sample_index"
         )
     )
-    evaluations = Evaluation.objects.filter(attempt__submission=submission).values_list(
-        "attempt_id", "chip__slug", "verdict", "speedup", "cases_passed", "cases_total", "tier", "id"
+    evaluations = (
+        Evaluation.objects.ranked()
+        .filter(attempt__submission=submission)
+        .values_list("attempt_id", "chip__slug", "verdict", "speedup", "cases_passed", "cases_total", "tier", "id")
     )
     by_attempt = {a[0]: a for a in attempts}
     rows: dict[str, OperatorResultRow] = {}
@@ -817,9 +819,8 @@ def best_solutions(*, operator_id: str, viewer: Viewer = None, per_chip: int = 5
     """Per chip: the fastest correct attempts of visible submissions for one operator."""
     visible = submissions_visible_to(viewer).values("pk")
     rows = (
-        Evaluation.objects.filter(
-            attempt__operator_id=operator_id, verdict=Verdict.CORRECT, attempt__submission__in=visible
-        )
+        Evaluation.objects.ranked()
+        .filter(attempt__operator_id=operator_id, verdict=Verdict.CORRECT, attempt__submission__in=visible)
         .values(
             "chip__slug",
             "chip__name",
@@ -861,9 +862,8 @@ def speedup_distributions(*, rows: list[LeaderboardRow], source: str, limit: int
     for r in top:
         query |= Q(attempt__submission_id=r.submission_id, chip__slug=r.chip)
     values = (
-        Evaluation.objects.filter(
-            query, verdict=Verdict.CORRECT, speedup__isnull=False, attempt__operator__source__in=sources
-        )
+        Evaluation.objects.ranked()
+        .filter(query, verdict=Verdict.CORRECT, speedup__isnull=False, attempt__operator__source__in=sources)
         .values("attempt__submission_id", "chip__slug", "attempt__operator_id")
         .annotate(best=Max("speedup"))
         .order_by()

@@ -58,7 +58,9 @@ class _Sample:
 
 def _outcomes_per_chip(submission_id) -> dict[tuple[int, str], metrics.OperatorOutcome]:
     """(chip id, operator id) -> the operator's outcome on that chip, from the counted evaluation of each sample."""
-    rows = Evaluation.objects.filter(attempt__submission_id=submission_id, tier__in=list(COUNTED_TIERS)).values_list(
+    # rejected results (evaluator.services.result_checks) count nowhere: filtered here, the one feed of the rows
+    counted = Evaluation.objects.ranked().filter(attempt__submission_id=submission_id, tier__in=list(COUNTED_TIERS))
+    rows = counted.values_list(
         "id",
         "attempt_id",
         "attempt__operator_id",

@@ -13,6 +13,7 @@ from django.db import transaction
 from evaluator import signals
 from evaluator.errors import JobConflict
 from evaluator.models import Evaluation, EvaluationJob, Runner
+from evaluator.services import result_checks
 from evaluator.services.dispatch import locked_job, release_runner, settle_job
 from evaluator.vocabulary import JobState
 
@@ -28,7 +29,7 @@ def is_ranked_protocol(environment: dict) -> bool:
     return timing_protocol(environment) == settings.KGB_RANKED_TIMING_PROTOCOL
 
 
-def _evaluation_fields(job: EvaluationJob, result: dict) -> dict:
+def _evaluation_fields(job: EvaluationJob, result: dict, *, problems: list[str] = ()) -> dict:
     cases = result.get("cases") or []
     passed = sum(1 for case in cases if case.get("passed") is True or case.get("ok") is True)
     # only a held-out job's hidden cases count (a public job is never sent any)
@@ -37,7 +38,8 @@ def _evaluation_fields(job: EvaluationJob, result: dict) -> dict:
     speedup = None
     sol_pct = None
     environment = result.get("environment") or {}
-    if job.chip.timing_meaningful and is_ranked_protocol(environment):
+    # a rejected result's timing is kept for the record, never as a speedup or %SOL
+    if job.chip.timing_meaningful and is_ranked_protocol(environment) and not problems:
         if isinstance(timing, dict) and isinstance(timing.get("speedup"), int | float) and timing["speedup"] > 0:
             speedup = float(timing["speedup"])
         sol_pct = result.get("sol_pct")
@@ -61,6 +63,7 @@ def _evaluation_fields(job: EvaluationJob, result: dict) -> dict:
         "result_schema": str(result.get("schema", ""))[:30],
         "duration_s": result.get("duration_s"),
         "stderr_tail": result.get("stderr_tail") or "",
+        "rejected_reason": "; ".join(problems),
     }
 
 
@@ -82,7 +85,9 @@ def record_result(*, runner: Runner, job_id, result: dict, require_claim: bool =
             raise JobConflict(f"job is {job.state}, not running", code=f"job_{job.state}")
     elif job.state in (JobState.FAILED, JobState.CANCELLED):
         raise JobConflict(f"job is {job.state}", code=f"job_{job.state}")
-    evaluation = Evaluation.objects.create(job=job, runner=runner, **_evaluation_fields(job, result))
+    # checked against its job before anything is ranked: a result with problems is recorded, rejected
+    problems = result_checks.problems_with_result(job=job, result=result)
+    evaluation = Evaluation.objects.create(job=job, runner=runner, **_evaluation_fields(job, result, problems=problems))
     signals.evaluation_recorded.send(sender=Evaluation, evaluation=evaluation)
     job.runner = runner
     settle_job(

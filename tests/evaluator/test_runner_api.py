@@ -183,7 +183,8 @@ def test_result_is_recorded_once_and_a_repeat_is_a_harmless_duplicate(runner, to
     evaluation = Evaluation.objects.get(job=job)
     assert evaluation.verdict == "correct"
     assert (evaluation.cases_total, evaluation.cases_passed) == (3, 2)
-    assert evaluation.speedup == 1.7 and evaluation.sol_pct == 41.0
+    # a correct verdict with a failed case (of an operator the catalog lacks) is recorded, rejected, unranked
+    assert evaluation.rejected_reason and evaluation.speedup is None and evaluation.sol_pct is None
     assert evaluation.runner == runner and evaluation.harness_version == "0.1"
     job.refresh_from_db()
     assert job.state == JobState.DONE and job.finished_at is not None
@@ -228,8 +229,20 @@ def test_the_ranked_timing_protocol_is_a_setting(token, job, settings):
     settings.KGB_RANKED_TIMING_PROTOCOL = "read:kernel"
     environment = {"harness_version": "0.1", "l2_flush": "read", "timing_clock": "kernel"}
     claim(token, job)
-    post_result(token, job, good_result(job.attempt.operator_id, environment=environment))
-    assert Evaluation.objects.get(job=job).speedup == 1.7
+    from evaluator.services.result_checks import problems_with_result
+    from tests.evaluator.result_docs import honest_result
+
+    result = honest_result()
+    result["environment"].update(l2_flush="read", timing_clock="kernel")
+    from types import SimpleNamespace
+
+    from tests.evaluator.result_docs import OPERATOR
+
+    attempt = SimpleNamespace(operator_id=OPERATOR)
+    operator_job = SimpleNamespace(attempt=attempt, tier="full", chip=job.chip, held_out=False)
+    assert not any("protocol" in p for p in problems_with_result(job=operator_job, result=result))
+    settings.KGB_RANKED_TIMING_PROTOCOL = "write:events"
+    assert any("protocol" in p for p in problems_with_result(job=operator_job, result=result))
 
 
 @pytest.mark.parametrize(

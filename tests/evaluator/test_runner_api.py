@@ -227,7 +227,6 @@ def test_timing_under_another_protocol_keeps_its_verdict_but_is_not_ranked(token
 
 def test_the_ranked_timing_protocol_is_a_setting(token, job, settings):
     settings.KGB_RANKED_TIMING_PROTOCOL = "read:kernel"
-    environment = {"harness_version": "0.1", "l2_flush": "read", "timing_clock": "kernel"}
     claim(token, job)
     from evaluator.services.result_checks import problems_with_result
     from tests.evaluator.result_docs import honest_result

@@ -176,6 +176,8 @@ class State:
         # real call from the ghost replay (a canary kernel), which honest wrappers never need
         self.launched: set[int] = set()
         self.input_storages: set[int] = set()
+        self.input_elements_read = 0  # input values the candidate read on the host this call
+        self.value_storages: set[int] = set()  # the inputs' storages and copies or views of them
 
     def reset(self, inputs: Any = None) -> None:
         self.calls = 0
@@ -183,6 +185,8 @@ class State:
         self.trace = []
         self.launched = set()
         self.input_storages = {_storage_of(t) for t in _tensors_in(inputs)}
+        self.value_storages = set(self.input_storages)
+        self.input_elements_read = 0
 
 
 def _tensors_in(value: Any) -> list[Any]:
@@ -205,37 +209,44 @@ def _storage_of(t: Any) -> int:
 
 
 HOST_READS = frozenset({"_local_scalar_dense", "item", "is_nonzero", "equal"})
+VALUELESS_OPS = ("empty", "new_", "zeros", "ones", "full", "rand", "arange", "linspace", "logspace", "scalar_tensor")
+HOST_READ_ELEMENTS = 4  # input values a wrapper may read on the host per call (scalar operands)
 
 
-def _reads_a_launched_buffer(name: str, args: Any, kwargs: Any) -> bool:
-    """Whether an aten op reads, on the host, a buffer a Triton launch of this call wrote into:
-    a scalar read, or a copy of a device buffer to the host (a device-to-device copy or dtype
-    change of a kernel's output is ordinary)."""
-    if not STATE.launched or not args:
-        return False
-    candidates: list[Any] = []
+def _host_read_tensors(name: str, args: Any, kwargs: Any) -> list[Any]:
+    """The tensors an aten op reads on the host: a scalar read, or a copy of a device buffer to
+    the host (a device-to-device copy or a dtype change is ordinary device work)."""
+    if not args:
+        return []
     if name in HOST_READS:
-        candidates = _tensors_in(list(args))
-    elif name in ("_to_copy", "to"):
+        return _tensors_in(list(args))
+    if name in ("_to_copy", "to"):
         target = (kwargs or {}).get("device")
         if target is not None and str(target).startswith("cpu") and _on_device(args[0]):
-            candidates = [args[0]]
-    elif name == "copy_" and len(args) > 1:
+            return [args[0]]
+    if name == "copy_" and len(args) > 1:
         if getattr(getattr(args[0], "device", None), "type", None) == "cpu" and _on_device(args[1]):
-            candidates = [args[1]]
-    return any(_storage_of(t) in STATE.launched for t in candidates)
+            return [args[1]]
+    return []
+
+
+def _note_host_reads(tensors: list[Any]) -> None:
+    """A read of a buffer this call's own Triton launch wrote is how a wrapper tells a real call
+    from the ghost replay (a canary kernel): a finding at once. Reads of the inputs' values are
+    counted: beyond a few scalars, that is arithmetic done on the host."""
+    for t in tensors:
+        storage = _storage_of(t)
+        if storage in STATE.launched and len(STATE.trace) < 64:
+            STATE.trace.append(
+                "read back on the host a buffer its Triton launch wrote during the call "
+                "(what tells a real call from the ghost replay)"
+            )
+        elif storage in STATE.value_storages:
+            STATE.input_elements_read += int(t.numel())
 
 
 def _on_device(t: Any) -> bool:
     return getattr(getattr(t, "device", None), "type", "cpu") != "cpu"
-
-
-def _note_host_read(t: Any) -> None:
-    if STATE.in_candidate and STATE.launched and _storage_of(t) in STATE.launched and len(STATE.trace) < 64:
-        STATE.trace.append(
-            "read back on the host (tolist/numpy) a buffer its Triton launch wrote during the call "
-            "(what tells a real call from the ghost replay)"
-        )
 
 
 def _patch_host_reads() -> None:
@@ -246,7 +257,8 @@ def _patch_host_reads() -> None:
         original = getattr(torch.Tensor, method)
 
         def read(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
-            _note_host_read(self)
+            if STATE.in_candidate:
+                _note_host_reads([self])
             return _original(self, *args, **kwargs)
 
         setattr(torch.Tensor, method, read)
@@ -332,12 +344,14 @@ def _make_trace_mode(*, always: bool = False) -> Any:
                 if name not in ALLOWED_ATEN and len(STATE.trace) < 64:
                     where = " in a thread" if always else ""
                     STATE.trace.append(f"ran aten op {func} itself{where} (torch arithmetic)")
-                elif _reads_a_launched_buffer(name, args, kwargs) and len(STATE.trace) < 64:
-                    STATE.trace.append(
-                        f"read back on the host ({func}) a buffer its Triton launch wrote during the call "
-                        "(what tells a real call from the ghost replay)"
-                    )
-            return func(*args, **(kwargs or {}))
+                else:
+                    _note_host_reads(_host_read_tensors(name, args, kwargs))
+            result = func(*args, **(kwargs or {}))
+            if STATE.in_candidate and not STATE.in_triton and not name.startswith(VALUELESS_OPS):
+                # copies, views and conversions of inputs carry input values: reads of them count too
+                if any(_storage_of(t) in STATE.value_storages for t in _tensors_in(list(args))):
+                    STATE.value_storages.update(_storage_of(t) for t in _tensors_in(result))
+            return result
 
     return Trace()
 
@@ -573,6 +587,10 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
             else:
                 out = spec.invoke(candidate.impl(), inputs)
         backend.synchronize()
+        if STATE.input_elements_read > HOST_READ_ELEMENTS:
+            STATE.trace.append(
+                f"read {STATE.input_elements_read} input values on the host during the call (host arithmetic)"
+            )
     except BaseException as exc:  # any failure inside the candidate is its runtime error
         STATE.ghost = False
         send(_error_reply(_classify(exc), exc))

@@ -42,6 +42,8 @@ RLIMIT_AS_ENV = "KGB_RLIMIT_AS"  # read by child.limit_address_space
 CGROUP_REMOVE_TRIES = 20  # x 50 ms: the kernel frees a cgroup once its last process is reaped
 MAX_START_RETRIES = 3  # consecutive failed starts at a settled level before the pool gives up
 UID_LOCK_DIR = os.path.join(tempfile.gettempdir(), "kgb-sandbox-uids")
+# the site's state in a development checkout (SQLite database, the filesystem broker's job payloads)
+HIDDEN_IN_CHECKOUT = (os.path.join(REPO_ROOT, "var"),)
 CANDIDATE_TMP = "/tmp"  # the candidate's directory lies here: inside its private tmpfs when sandboxed
 
 
@@ -315,6 +317,8 @@ class Child:
             namespaces=level.namespaces,
             seccomp=level.seccomp,
             expose=tuple(unreachable_code_paths()) if level.namespaces and level.own_uid else (),
+            hide=HIDDEN_IN_CHECKOUT,
+            code=tuple(code_paths()) if level.namespaces else (),
         )
         parent_sock, child_sock = socket.socketpair()
         self.log = open(self.log_path, "wb")

@@ -69,6 +69,9 @@ MOUNT_OPTION_FLAGS = {
 }
 LEFT_WRITABLE = ("/proc", "/dev")  # a fresh /proc; device nodes (root-owned) stay as they are
 PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/dev/shm")
+# hidden behind an empty tmpfs: daemons' sockets and pid files (/run), and whatever the parent
+# names in SandboxSpec.hide (the site's state in the checkout)
+HIDDEN = ("/run", "/var/run")
 TMPFS_BYTES = 4 << 30  # per private tmpfs; memory-backed, so the memory limit bounds it too
 
 PR_SET_PDEATHSIG = 1
@@ -144,6 +147,8 @@ DENIED_SYSCALLS_X86_64 = {
     "quotactl_fd": 443,
 }
 SYSCALL_CLONE_X86_64 = 56
+SYSCALL_SOCKET_X86_64 = 41
+AF_UNIX = 1
 SYSCALL_CLONE3_X86_64 = 435
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_SYSCALL_BIT = 0x40000000
@@ -176,6 +181,10 @@ class SandboxSpec:
     # directories the candidate's uid must reach (Python, the checkout) that lie below a directory
     # it may not traverse (root's home): the rest of that directory is hidden by an empty tmpfs
     expose: tuple[str, ...] = ()
+    hide: tuple[str, ...] = ()  # directories replaced by an empty tmpfs
+    # the code the candidate process runs (Python, packages, the checkout): where a private tmpfs
+    # covers one (a checkout under /tmp), it is bound back read-only
+    code: tuple[str, ...] = ()
 
     def to_arg(self) -> str:
         return json.dumps(dataclasses.asdict(self), sort_keys=True)
@@ -190,6 +199,8 @@ class SandboxSpec:
             seccomp=bool(raw["seccomp"]),
             nproc=int(raw["nproc"]),
             expose=tuple(str(p) for p in raw.get("expose", ())),
+            hide=tuple(str(p) for p in raw.get("hide", ())),
+            code=tuple(str(p) for p in raw.get("code", ())),
         )
 
 
@@ -225,7 +236,8 @@ def _instruction(code: int, jt: int, jf: int, k: int) -> bytes:
 
 def seccomp_program() -> bytes:
     """The filter: kill a foreign architecture or x32 call; refuse DENIED_SYSCALLS_X86_64 with
-    EPERM, clone3 with ENOSYS and clone with a namespace flag with EPERM; allow the rest."""
+    EPERM, socket(AF_UNIX) with EPERM, clone3 with ENOSYS and clone with a namespace flag with
+    EPERM; allow the rest."""
     program = [
         _instruction(BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_ARCH),
         _instruction(BPF_JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
@@ -239,6 +251,15 @@ def seccomp_program() -> bytes:
             _instruction(BPF_JEQ_K, 0, 1, number),
             _instruction(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM),
         ]
+    # socket(AF_UNIX, ...): a filesystem socket (a database's, say) is reachable from any network
+    # namespace; the parent's channel is an inherited socketpair, which needs no socket()
+    program += [
+        _instruction(BPF_JEQ_K, 0, 3, SYSCALL_SOCKET_X86_64),
+        _instruction(BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_ARG0_LOW),
+        _instruction(BPF_JEQ_K, 0, 1, AF_UNIX),
+        _instruction(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM),
+        _instruction(BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_NR),
+    ]
     program += [
         _instruction(BPF_JEQ_K, 0, 1, SYSCALL_CLONE3_X86_64),
         _instruction(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS),
@@ -336,7 +357,20 @@ def _expose(libc: ctypes.CDLL, paths: tuple[str, ...]) -> None:
         _check(_mount(libc, None, ancestor, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None), f"freezing {ancestor}")
 
 
-def _make_mounts_private_and_readonly(libc: ctypes.CDLL, expose: tuple[str, ...]) -> None:
+def _bind_back(libc: ctypes.CDLL, paths: tuple[str, ...], covers: tuple[str, ...]) -> list[tuple[str, int]]:
+    """O_PATH handles on the `paths` that lie under one of `covers`, taken before those are
+    covered, to bind them back afterwards."""
+    held = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if _under(real, covers) and os.path.isdir(real):
+            held.append((real, os.open(real, os.O_PATH | os.O_DIRECTORY)))
+    return held
+
+
+def _make_mounts_private_and_readonly(
+    libc: ctypes.CDLL, expose: tuple[str, ...], hide: tuple[str, ...], code: tuple[str, ...] = ()
+) -> None:
     _check(_mount(libc, None, "/", None, MS_REC | MS_PRIVATE, None), "making mounts private")
     _check(_mount(libc, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mounting /proc")
     with open("/proc/self/mountinfo", encoding="utf-8") as handle:
@@ -351,12 +385,25 @@ def _make_mounts_private_and_readonly(libc: ctypes.CDLL, expose: tuple[str, ...]
             if errno not in (2, 20):  # ENOENT, ENOTDIR
                 raise SandboxError(f"making {target} read-only failed: {os.strerror(errno)}")
     _expose(libc, expose)
+    seen = set()
+    for target in (*HIDDEN, *hide):
+        real = os.path.realpath(target)
+        if os.path.isdir(real) and real not in seen:
+            seen.add(real)
+            _check(_mount(libc, "tmpfs", real, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "mode=0755,size=1m"), f"hiding {real}")
+    covered = tuple(os.path.realpath(t) for t in (*PRIVATE_TMPFS, *HIDDEN, *hide) if os.path.isdir(t))
+    held = _bind_back(libc, code, covered)
     for target in PRIVATE_TMPFS:
         if os.path.isdir(target):
             _check(
                 _mount(libc, "tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={TMPFS_BYTES}"),
                 f"mounting a private tmpfs on {target}",
             )
+    for real, fd in held:
+        os.makedirs(real, mode=0o755, exist_ok=True)
+        _check(_mount(libc, f"/proc/self/fd/{fd}", real, None, MS_BIND | MS_REC, None), f"binding back {real}")
+        _check(_mount(libc, None, real, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None), f"making {real} read-only")
+        os.close(fd)
 
 
 def _close_other_fds(keep: set[int]) -> None:
@@ -369,7 +416,7 @@ def _close_other_fds(keep: set[int]) -> None:
                 pass
 
 
-def _enter_namespaces(libc: ctypes.CDLL, keep_fds: set[int], expose: tuple[str, ...]) -> None:
+def _enter_namespaces(libc: ctypes.CDLL, keep_fds: set[int], spec: SandboxSpec) -> None:
     """Unshare, then fork: the parent of the fork only waits and mirrors the exit; the fork, pid 1
     of the new pid namespace, returns and becomes the candidate process."""
     _check(libc.unshare(NAMESPACE_FLAGS), "unshare(mount, pid, net, ipc, uts)")
@@ -392,7 +439,7 @@ def _enter_namespaces(libc: ctypes.CDLL, keep_fds: set[int], expose: tuple[str, 
                 os.kill(os.getpid(), number)
                 os._exit(128 + number)
     _close_other_fds(keep_fds)
-    _make_mounts_private_and_readonly(libc, expose)
+    _make_mounts_private_and_readonly(libc, spec.expose, spec.hide, spec.code)
     libc.sethostname(HOSTNAME, len(HOSTNAME))
 
 
@@ -415,7 +462,7 @@ def enter(spec: SandboxSpec, keep_fds: set[int]) -> dict[str, Any]:
     if spec.namespaces:
         if not is_root:
             raise SandboxError("namespaces need the parent to run as root")
-        _enter_namespaces(libc, keep_fds, spec.expose)
+        _enter_namespaces(libc, keep_fds, spec)
         record.update(namespaces=True, readonly_root=True, private_tmp=True)
     os.makedirs(spec.workdir, mode=0o700, exist_ok=True)
     if spec.uid is not None:

@@ -453,7 +453,26 @@ def test_hostile_with_every_layer(harness, world, name):
     assert_invariants(result, world)
 
 
-@pytest.mark.parametrize("name", GENERIC)
+# Known to win once the static policy is off: they take over harness state or the channel inside the
+# candidate's own interpreter (the runtime layers are measured there, docs/harness.md "Known gaps":
+# the launch replay is the designed fix), or compute in a kernel body the CPU interpreter runs as
+# Python. Strict: each must start failing the day that gap is closed.
+IN_PROCESS_GAPS = {
+    "channel_own_server.py": "serves its own replies on the harness channel (in-process)",
+    "meas_gc_state.py": "forges the harness's counters through gc (in-process)",
+    "meas_state_patch.py": "forges the harness's counters (in-process)",
+    "meas_typing_sys.py": "forges the harness's counters through typing.sys (in-process)",
+    "meas_kernel_body_host.py": "torch arithmetic inside an interpreted kernel body (cpu interpreter only)",
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=IN_PROCESS_GAPS[n])) if n in IN_PROCESS_GAPS else n
+        for n in GENERIC
+    ],
+)
 def test_hostile_runtime_layers_alone(runtime_only_harness, world, name):
     result = evaluate(runtime_only_harness, name)
     assert_invariants(result, world)
@@ -480,6 +499,8 @@ def test_tmp_stash_then_later_candidate(runtime_only_harness, world):
 
 @pytest.mark.parametrize("name", ["memory_split_across_forks.py", "memory_huge.py"])
 def test_memory_is_bounded_per_attempt(memory_harness, world, name):
+    if name == "memory_split_across_forks.py" and memory_harness.host_memory.method != "cgroup":
+        pytest.xfail("RLIMIT_AS bounds one process, not the attempt: only a memory cgroup bounds forks together")
     result = evaluate(memory_harness, name)
     assert_invariants(result, world)
     held = re.search(r"MEM_HELD (\d+) x (\d+)", result["stderr_tail"])
@@ -559,7 +580,8 @@ def test_hidden_shape_not_in_durations(harness, world):
         return out
 
     a, b = figures(odd), figures(even)
-    leaks = {k: round(a[k] - b.get(k, 0.0), 2) for k in a if abs(a[k] - b.get(k, 0.0)) > 1.0}
+    # the spin is 4-10 s; a loaded 2-core machine moves the public phase's figures by ~1.3 s alone
+    leaks = {k: round(a[k] - b.get(k, 0.0), 2) for k in a if abs(a[k] - b.get(k, 0.0)) > 3.0}
     assert not leaks, f"published timings tell the hidden shapes apart: {leaks}"
 
 

@@ -100,6 +100,10 @@ def test_code_is_read_only_and_tmp_is_private(probed):
 def test_no_network_no_namespace_escape_no_ptrace_no_mount(probed):
     found, _, _ = probed
     assert found["connect_redis"][0] == "refused"
+    # filesystem sockets are no network: socket(AF_UNIX) is refused, and /run is an empty tmpfs
+    assert found["unix_postgres"][0] == "refused"
+    assert found["list_run"] == ["ok", "[]"]
+    assert found["list_site_state"][0] == "refused" or found["list_site_state"] == ["ok", "[]"]
     assert found["unshare_user_net"] == [-1, 1]  # EPERM from the seccomp filter
     assert found["ptrace_attach_1"][0] == -1
     assert found["mount_tmpfs"][0] == -1

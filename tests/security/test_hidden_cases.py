@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
+
+from tests.evaluator.result_docs import honest_result
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
@@ -146,17 +148,14 @@ def test_a_broken_file_holds_held_out_jobs_back_and_leaves_public_ones_alone(wor
 
 def harness_result(job: EvaluationJob, hidden_passed: list[bool]) -> dict:
     """What the harness reports for a job with hidden cases: public entries, then hidden ones."""
-    public = [{"params": {"shape": [7]}, "passed": True, "reason": ""}]
     hidden = [{"params": {"hidden": True}, "hidden": True, "passed": ok, "reason": ""} for ok in hidden_passed]
-    return {
-        "schema": "kgb.result/1",
-        "verdict": "correct" if all(hidden_passed) else "incorrect",
-        "operator": job.attempt.operator_id,
-        "tier": job.tier,
-        "cases": public + hidden,
-        "hidden_cases": len(hidden),
-        "environment": {"harness_version": "1"},
-    }
+    result = honest_result(job.attempt.operator_id, job.tier, timed=False, seed_kind="secret" if job.held_out else "public")
+    result.update(
+        verdict="correct" if all(hidden_passed) else "incorrect",
+        cases=result["cases"] + hidden,
+        hidden_cases=len(hidden),
+    )
+    return result
 
 
 @pytest.mark.django_db
@@ -175,13 +174,20 @@ def test_hidden_cases_passed_are_recorded_for_held_out_jobs_only(world, hidden_f
 
 
 @pytest.mark.django_db
-def test_the_held_out_badge_says_how_many_hidden_shapes_were_verified(world, hidden_file, client):
+def test_the_held_out_badge_says_how_many_hidden_shapes_were_verified(world, tmp_path, settings, client):
+    settings.KGB_HIDDEN_CASES_FILE = write(tmp_path, {"aten::add": [HIDDEN, {**HIDDEN, "alpha": 0.5}]})
     runner = runner_client(world)
     submissions = {}
     for label, held_out in (("ranked", True), ("public", False)):
         job = jobs(world, held_out=held_out)
         runner.post(f"/api/runner/jobs/{job.id}/claim")
-        runner.post(f"/api/runner/jobs/{job.id}/result", {"result": harness_result(job, [True, True])}, format="json")
+        # as the harness reports: hidden entries only for the hidden cases the job was sent
+        posted = runner.post(
+            f"/api/runner/jobs/{job.id}/result",
+            {"result": harness_result(job, [True, True] if held_out else [])},
+            format="json",
+        )
+        assert posted.status_code == 201
         refresh_leaderboard_entries(submission_id=job.attempt.submission_id)
         submissions[label] = (job.attempt.submission, job.attempt)
     label = "held-out verified (secret seed + 2 hidden shapes)"

@@ -29,6 +29,15 @@ attempt("write_checkout", lambda: open(os.path.join("REPO_ROOT", "evaluator", "k
 attempt("write_site_packages", lambda: open(os.path.join(os.path.dirname(json.__file__), "kgb_probe.pth"), "w").write("x"))
 attempt("stash_var_tmp", lambda: open("/var/tmp/kgb_probe_stash", "w").write("MARKER"))
 attempt("read_stash", lambda: open("/var/tmp/kgb_probe_stash_earlier").read())
+def unix_connect(path):
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.connect(path)
+    return path
+
+
+attempt("unix_postgres", lambda: unix_connect("/var/run/postgresql/.s.PGSQL.5432"))
+attempt("list_run", lambda: os.listdir("/run"))
+attempt("list_site_state", lambda: os.listdir(os.path.join("REPO_ROOT", "var")))
 attempt("connect_redis", lambda: socket.create_connection(("127.0.0.1", 6379), timeout=1))
 found["unshare_user_net"] = [libc.unshare(0x10000000 | 0x40000000), ctypes.get_errno()]
 found["ptrace_attach_1"] = [libc.ptrace(16, 1, 0, 0), ctypes.get_errno()]

@@ -1,7 +1,7 @@
 """Chip ceilings for speed-of-light floors and %SOL.
 
-Measured where we could (H200: copy bandwidth and bf16 matmul rate measured on our lent card,
-/work/.library/device/KINDS.md); datasheet leads otherwise. Override per run with a JSON file
+Measured where we could (H200: copy bandwidth and bf16 matmul rate measured on the lent card, see
+BENCHMARKS.md); datasheet leads otherwise. Override per run with a JSON file
 (`--peaks FILE`: {"bandwidth_bytes_per_s": ..., "flops_per_s": {"bfloat16": ..., "default": ...},
 "l2_bytes": ...}).
 """

@@ -497,6 +497,9 @@ class StaticFinding:
     line: int
     detail: str
 
+    def as_finding(self) -> dict[str, str]:
+        return {"layer": "static", "detail": f"line {self.line}: {self.detail}"}
+
 
 def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")

@@ -34,7 +34,8 @@ CASES: dict[str, tuple[set[str], set[str] | None, str | None]] = {
     "network_probe.py": ({"cheat_detected"}, {"runtime_error"}, "static"),
     "write_inputs.py": ({"incorrect"}, {"incorrect"}, None),
     "lazy_subclass.py": ({"cheat_detected"}, {"incorrect"}, "static"),
-    "python_math_ghost.py": ({"cheat_detected"}, {"cheat_detected"}, "ghost"),
+    # host arithmetic on the inputs' values: the trace counts what the wrapper reads (before the ghost replay)
+    "python_math_ghost.py": ({"cheat_detected"}, {"cheat_detected"}, "trace"),
     "python_math_no_launch.py": ({"cheat_detected"}, {"cheat_detected"}, "launch"),
     "nan_output.py": ({"incorrect"}, {"incorrect"}, None),
     "partial_output.py": ({"incorrect"}, {"incorrect"}, None),

@@ -9,7 +9,8 @@ import time
 import pytest
 
 from evaluator.harness.harness import HarnessConfig
-from evaluator.harness import Harness, backends, bundle, timed
+from evaluator.harness import Harness, backends, bundle
+from evaluator.harness import timed as timed_tier
 from evaluator.harness.evaluate import Attempt
 from evaluator.harness.gate import DeviceGate
 from tests.harness.conftest import SOLUTIONS, read
@@ -123,7 +124,7 @@ def fake_device():
 def test_parallel_attempts_never_check_while_another_times(fake_device, monkeypatch):
     events: list[tuple[float, float, str]] = []
     events_lock = threading.Lock()
-    real_check, real_time = Attempt._check_once, timed.time_attempt
+    real_check, real_time = Attempt._check_once, timed_tier.time_attempt
 
     def recorded(kind, fn):
         def wrapper(*args, **kwargs):
@@ -141,7 +142,7 @@ def test_parallel_attempts_never_check_while_another_times(fake_device, monkeypa
         return real_time(attempt, *args, **kwargs)
 
     monkeypatch.setattr(Attempt, "_check_once", recorded("check", real_check))
-    monkeypatch.setattr(timed, "time_attempt", recorded("timed", time_alone))
+    monkeypatch.setattr(timed_tier, "time_attempt", recorded("timed", time_alone))
     source = read(SOLUTIONS / "aten__add.py")
     results: dict[int, dict] = {}
     with Harness(device="fake", pool_size=2) as harness:

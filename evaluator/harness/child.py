@@ -190,15 +190,9 @@ class State:
 
 
 def _tensors_in(value: Any) -> list[Any]:
-    import torch
+    from evaluator.harness.wire import tensor_items
 
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in _tensors_in(item)]
-    if isinstance(value, (list, tuple)):
-        return [t for item in value for t in _tensors_in(item)]
-    return []
+    return list(tensor_items(value).values())
 
 
 def _storage_of(t: Any) -> int:

@@ -37,6 +37,7 @@ import triton.language as tl
 
 from evaluator.harness.backends import CLOCKS, FLUSH_MODES
 from evaluator.harness.kernel_clock import spans_between_markers
+from evaluator.harness.wire import tensor_items
 
 MIN_SAMPLES = 15
 MAX_SAMPLES = 2000
@@ -391,7 +392,7 @@ def _measure_graph(
     # the outputs verified are those of one more replay into poisoned buffers: work done outside
     # the graph at capture time (eager work on a side stream) cannot pass for the graph's
     for output in outputs:
-        for t in _tensors(output):
+        for t in tensor_items(output).values():
             if t.numel():
                 view = storage_bytes_view(t)
                 n = view.numel()
@@ -414,14 +415,6 @@ def _measure_graph(
         "spin_us": GRAPH_SPIN_US,
         "graph": graph,
     }
-
-
-def _tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [t for item in value for t in _tensors(item)]
-    return []
 
 
 # ---- the candidate's side ---------------------------------------------------------------------

@@ -3,7 +3,10 @@ the CLI over correct and hostile solutions, the device-hang fault procedure, the
 accuracy and overhead benchmarks.
 Every step is isolated (its own timeout, its failure recorded) and writes under --out.
 
-    PYTHONPATH=. python3 bench/harness_h200.py --out $OUT [--skip cli,hostile,sandbox,device_hang,stability,accuracy,overhead]
+    PYTHONPATH=. [KGB_TEST_DEVICE=cuda] python3 bench/harness_h200.py --out $OUT [--only STEPS | --skip STEPS]
+
+Steps: cli, sandbox, suite_v2, precision, device_hang, stability, accuracy, overhead, hostile.
+The pytest steps run the suites on the GPU when KGB_TEST_DEVICE=cuda is set.
 """
 
 from __future__ import annotations
@@ -112,6 +115,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
     parser.add_argument("--skip", default="")
+    parser.add_argument("--only", default="", help="run just these steps (comma-separated)")
     parser.add_argument(
         "--hostile-passes",
         default="static,runtime,kernel",
@@ -122,6 +126,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     log = out / "log.txt"
     skip = set(filter(None, args.skip.split(",")))
+    only = set(filter(None, args.only.split(",")))
     py = sys.executable
     env_info = subprocess.run(
         [
@@ -138,7 +143,7 @@ def main() -> None:
         + f"\nncu: {subprocess.run(['which', 'ncu'], capture_output=True, text=True).stdout}"
     )
     steps = []
-    if "cli" not in skip:
+    if "cli" not in skip and (not only or "cli" in only):
         ref = "operators/solutions/triton_reference/aten__add.py"
         cli = []
         for label, cmd in [
@@ -195,28 +200,37 @@ def main() -> None:
                 )
             except ValueError:
                 cli.append({"label": label, "rc": code, "verdict": None})
-            print(label, cli[-1].get("verdict"), cli[-1].get("timing"), flush=True)
+            isolation = (cli[-1].get("environment") or {}).get("isolation") or {}
+            print(
+                label, cli[-1].get("verdict"), cli[-1].get("timing"),
+                f"isolation: {isolation.get('sandbox')} complete={isolation.get('complete')} "
+                f"missing={isolation.get('missing')} notes={isolation.get('level_notes')}",
+                flush=True,
+            )  # fmt: skip
         (out / "cli.json").write_text(json.dumps(cli, indent=1))
         steps.append("cli")
+    pytest = [py, "-m", "pytest", "-p", "no:django", "-p", "no:cacheprovider", "-q", "-rA"]
     for name, cmd, limit in [
-        # the sandbox under CUDA: probes from inside a candidate, checked from outside (cpu backend
-        # in the same VM), then the CLI's isolation record above says what the cuda pool got
+        # the sandbox with the cuda backend: probes from inside a candidate, checked from outside
+        ("sandbox", [*pytest, "tests/harness/test_sandbox.py", f"--junitxml={out / 'sandbox.xml'}"], 300),
+        # the second hostile suite and its honest controls against the cuda backend, the GPU-only
+        # families with it (KGB_TEST_DEVICE switches the suite's harness fixtures)
         (
-            "sandbox",
-            [py, "-m", "pytest", "-p", "no:django", "-p", "no:cacheprovider", "-q", "tests/harness/test_sandbox.py",
-             f"--junitxml={out / 'sandbox.xml'}"],
-            300,
+            "suite_v2",
+            [*pytest, "tests/harness/test_adversarial_v2.py", f"--junitxml={out / 'suite_v2.xml'}"],
+            int(os.environ.get("KGB_SUITE_V2_LIMIT", "420")),
         ),
+        ("precision", [py, "bench/precision_h200.py", "--out", str(out / "precision.json")], 420),
         ("device_hang", [py, "bench/device_hang.py", "--timeout", "6", "--out", str(out / "device_hang.json")], 90),
         ("stability", [py, "bench/harness_stability.py", "--budget", "0.3", "--out", str(out / "stability.json")], 260),
         ("accuracy", [py, "bench/harness_accuracy.py", "--ncu", "--out", str(out / "accuracy.json")], 240),
         ("overhead", [py, "bench/harness_overhead.py", "--attempts", "8", "--out", str(out / "overhead.json")], 90),
     ]:
-        if name in skip:
+        if name in skip or (only and name not in only):
             continue
         code, stdout = run(cmd, log, limit)
         print(f"== {name} rc={code}\n{stdout[-3000:]}", flush=True)
-    if "hostile" not in skip:
+    if "hostile" not in skip and (not only or "hostile" in only):
         try:
             hostile_via_api(out, [name for name in args.hostile_passes.split(",") if name in HOSTILE_PASSES])
         except Exception as exc:

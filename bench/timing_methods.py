@@ -240,12 +240,12 @@ def main() -> None:
         torch.cuda.empty_cache()
         rows.append(row)
     if args.harness:
-        for key, timed in harness_medians("read").items():
+        for key, harness_timing in harness_medians("read").items():
             for row in rows:
                 if row["case"] == key:
-                    row["harness_read"] = timed["candidate_median_us"]
-                    row["harness_read_baseline"] = timed["baseline_median_us"]
-                    row["harness_method"] = timed["method"]
+                    row["harness_read"] = harness_timing["candidate_median_us"]
+                    row["harness_read_baseline"] = harness_timing["baseline_median_us"]
+                    row["harness_method"] = harness_timing["method"]
     ncu, ncu_error = {}, ""
     if args.ncu and shutil.which("ncu"):
         try:

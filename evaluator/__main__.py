@@ -56,7 +56,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--peaks", help="JSON file overriding the chip's peak rates")
     check.add_argument("--max-cases", type=int, help="evaluate an evenly spaced sample of at most N cases per tier")
     check.add_argument(
-        "--fail-fast", type=_count, default=0, metavar="N", help="stop a tier after N failed cases (default 0: check all)"
+        "--fail-fast",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="stop a tier after N failed cases (default 0: check all)",
     )
     check.add_argument("--time-budget", type=float, default=1.5, help="seconds of timing per perf case and side")
     check.add_argument("--host-memory-gib", type=_gib, help=HOST_MEMORY_HELP)

@@ -640,6 +640,8 @@ def main() -> None:
             from evaluator.harness.kernel_clock import warm_up
 
             warm_up(backend)  # unavailable: timing notes it and falls back to events
+        if walled.get("seccomp"):
+            sandbox.seal()  # the runtime is up: no Unix socket from here on
         _patch_triton_launches()
         _trace_threads()
         _patch_host_reads()

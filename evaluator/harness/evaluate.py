@@ -21,9 +21,6 @@ import torch
 from evaluator.harness import hidden, policy, timed, wire
 from evaluator.harness.backends import Backend, Peaks
 from evaluator.harness.gate import DeviceGate
-from evaluator.harness.pool import Child, ChildGone, WarmPool, send_bye
-from evaluator.harness.result import jsonable, new_result
-from evaluator.harness.specs import Locator
 from evaluator.harness.judging import (
     clone_exact,
     compare,
@@ -33,6 +30,9 @@ from evaluator.harness.judging import (
     root_name,
     same_tensor,
 )
+from evaluator.harness.pool import Child, ChildGone, WarmPool, send_bye
+from evaluator.harness.result import jsonable, new_result
+from evaluator.harness.specs import Locator
 from evaluator.harness.wire import tensor_items
 from operators.spec import OperatorSpec, Rng
 
@@ -69,7 +69,9 @@ class Attempt:
         self.time_budget_s = config.time_budget_s
         seed = request.seed
         self.base_seed = seed if seed is not None else (secrets.randbits(62) if self.secret_seed else 0)
-        self.result = new_result(spec.id, self.tier, "secret" if self.secret_seed else "public", dict(harness.environment))
+        self.result = new_result(
+            spec.id, self.tier, "secret" if self.secret_seed else "public", dict(harness.environment)
+        )
         if not self.secret_seed:
             self.result["seed"] = self.base_seed
         self.device = self.backend.device_type
@@ -126,9 +128,13 @@ class Attempt:
         if entry not in self.result["findings"] and len(self.result["findings"]) < 50:
             self.result["findings"].append(entry)
 
+    def input_seed(self, case_index: int, draw: int) -> int:
+        """The generator seed of one input draw: a one-way hash, so handing it to the candidate
+        (timed sets are generated there) says nothing about the base seed or other draws."""
+        return derive_seed(self.base_seed, self.spec.id, self.seed_tier, case_index, draw)
+
     def make_inputs(self, case: dict[str, Any], case_index: int, draw: int) -> dict[str, Any]:
-        seed = derive_seed(self.base_seed, self.spec.id, self.seed_tier, case_index, draw)
-        return self.spec.make_inputs(case, Rng(seed, self.device))
+        return self.spec.make_inputs(case, Rng(self.input_seed(case_index, draw), self.device))
 
     def reference(self, inputs: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         ref_inputs = clone_exact(inputs)
@@ -285,8 +291,12 @@ class Attempt:
             first_bad = next(i for i, c in enumerate(self.result["cases"]) if not c["passed"])
             bad = self.result["cases"][first_bad]
             skipped = self.result.get("cases_skipped", 0)
-            checked = f"{failed} of {len(cases)} cases failed" if not skipped else (
-                f"{failed} of the {len(cases) - skipped} cases checked failed ({skipped} more not run: fail-fast)"
+            checked = (
+                f"{failed} of {len(cases)} cases failed"
+                if not skipped
+                else (
+                    f"{failed} of the {len(cases) - skipped} cases checked failed ({skipped} more not run: fail-fast)"
+                )
             )
             return self.finish("incorrect", f"{checked}; case {first_bad} {bad['params']}: {bad['reason']}")
         timed_tier = self._timed_tier()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from evaluator.harness import RANKED_FAIL_FAST, backends, hidden, sandbox
+from evaluator.harness import backends, hidden, sandbox
 from evaluator.harness.backends import CLOCKS, FLUSH_MODES
 from evaluator.harness.evaluate import Attempt, HarnessError
 from evaluator.harness.gate import DeviceGate

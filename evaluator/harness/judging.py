@@ -122,5 +122,3 @@ def _is_constant(t: torch.Tensor) -> bool:
         first = flat[:1]
         return bool(((flat == first) | (torch.isnan(flat) & torch.isnan(first))).all())
     return bool((flat == flat[:1]).all())
-
-

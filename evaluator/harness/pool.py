@@ -298,7 +298,9 @@ class Child:
     its cgroup, then walls itself in (`sandbox.enter`, at `level`) before it imports anything
     heavy; once it reports ready the parent checks from /proc what it really got (`isolation`)."""
 
-    def __init__(self, backend: Backend, host_memory: HostMemoryLimit, *, level: SandboxLevel, clock: str = "events") -> None:
+    def __init__(
+        self, backend: Backend, host_memory: HostMemoryLimit, *, level: SandboxLevel, clock: str = "events"
+    ) -> None:
         self.backend = backend
         self.host_memory = host_memory
         self.level = level
@@ -556,8 +558,12 @@ class WarmPool:
                     stale = []
                 else:
                     failed = self.levels.pop(0)
-                    last_line = tail.strip().splitlines()[-1:] or [why]
-                    self.level_notes.append(f"sandbox level {failed.name!r} failed to start: {last_line[0][:300]}")
+                    # the child's own message first ("broken": the exception it hit), then the
+                    # last line of its output (a traceback's end, a signal's report)
+                    first = (why.strip().splitlines() or [""])[0]
+                    last = (tail.strip().splitlines() or [""])[-1]
+                    said = first if last in first else f"{first} | {last}"
+                    self.level_notes.append(f"sandbox level {failed.name!r} failed to start: {said[:400]}")
                     stale, self.idle = self.idle, []
             for other in stale:
                 other.kill()

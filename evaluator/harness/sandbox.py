@@ -150,6 +150,10 @@ SYSCALL_CLONE_X86_64 = 56
 SYSCALL_SOCKET_X86_64 = 41
 AF_UNIX = 1
 SYSCALL_CLONE3_X86_64 = 435
+SYSCALL_SECCOMP_X86_64 = 317
+SECCOMP_SET_MODE_FILTER = 1
+SECCOMP_FILTER_FLAG_TSYNC = 1
+SEALED_FILTERS = 2  # seccomp_program() and, stacked on it once the runtime is up, unix_socket_program()
 AUDIT_ARCH_X86_64 = 0xC000003E
 X32_SYSCALL_BIT = 0x40000000
 EPERM = 1
@@ -234,11 +238,9 @@ def _instruction(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("HBBI", code, jt, jf, k)
 
 
-def seccomp_program() -> bytes:
-    """The filter: kill a foreign architecture or x32 call; refuse DENIED_SYSCALLS_X86_64 with
-    EPERM, socket(AF_UNIX) with EPERM, clone3 with ENOSYS and clone with a namespace flag with
-    EPERM; allow the rest."""
-    program = [
+def _arch_check() -> list[bytes]:
+    """Kill a foreign architecture or x32 call; leaves the syscall number loaded."""
+    return [
         _instruction(BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_ARCH),
         _instruction(BPF_JEQ_K, 1, 0, AUDIT_ARCH_X86_64),
         _instruction(BPF_RET_K, 0, 0, SECCOMP_RET_KILL_PROCESS),
@@ -246,20 +248,36 @@ def seccomp_program() -> bytes:
         _instruction(BPF_JGE_K, 0, 1, X32_SYSCALL_BIT),
         _instruction(BPF_RET_K, 0, 0, SECCOMP_RET_KILL_PROCESS),
     ]
+
+
+def unix_socket_program() -> bytes:
+    """The sealing filter: socket(AF_UNIX, ...) refused with EPERM, the rest allowed. A filesystem
+    socket (a database's, say) is reachable from any network namespace; the parent's channel is an
+    inherited socketpair, which needs no socket(). Installed only once the device runtime has
+    started (seal()): NVIDIA's driver opens a Unix socket while it initialises and fails with
+    "OS call failed" (CUDA error 304) when it cannot."""
+    return b"".join(
+        [
+            *_arch_check(),
+            _instruction(BPF_JEQ_K, 0, 3, SYSCALL_SOCKET_X86_64),
+            _instruction(BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_ARG0_LOW),
+            _instruction(BPF_JEQ_K, 0, 1, AF_UNIX),
+            _instruction(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM),
+            _instruction(BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW),
+        ]
+    )
+
+
+def seccomp_program() -> bytes:
+    """The filter installed before anything is imported: kill a foreign architecture or x32 call;
+    refuse DENIED_SYSCALLS_X86_64 with EPERM, clone3 with ENOSYS and clone with a namespace flag
+    with EPERM; allow the rest. unix_socket_program() is stacked on it later (seal())."""
+    program = _arch_check()
     for number in sorted(DENIED_SYSCALLS_X86_64.values()):
         program += [
             _instruction(BPF_JEQ_K, 0, 1, number),
             _instruction(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM),
         ]
-    # socket(AF_UNIX, ...): a filesystem socket (a database's, say) is reachable from any network
-    # namespace; the parent's channel is an inherited socketpair, which needs no socket()
-    program += [
-        _instruction(BPF_JEQ_K, 0, 3, SYSCALL_SOCKET_X86_64),
-        _instruction(BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_ARG0_LOW),
-        _instruction(BPF_JEQ_K, 0, 1, AF_UNIX),
-        _instruction(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM),
-        _instruction(BPF_LD_W_ABS, 0, 0, SECCOMP_DATA_NR),
-    ]
     program += [
         _instruction(BPF_JEQ_K, 0, 1, SYSCALL_CLONE3_X86_64),
         _instruction(BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS),
@@ -289,6 +307,25 @@ def install_seccomp() -> None:
         libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.cast(ctypes.pointer(fprog), ctypes.c_void_p), 0, 0),
         "prctl(PR_SET_SECCOMP)",
     )
+
+
+def seal() -> None:
+    """Stack unix_socket_program() on every thread of this process (the device runtime's threads
+    too: SECCOMP_FILTER_FLAG_TSYNC). Call it after the runtime has started and before any
+    candidate code is loaded. Filters only ever add refusals: nothing can lift it again."""
+    libc = _libc()
+    code = unix_socket_program()
+    buffer = ctypes.create_string_buffer(code, len(code))
+    fprog = _SockFprog(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    libc.syscall.restype = ctypes.c_long
+    done = libc.syscall(
+        ctypes.c_long(SYSCALL_SECCOMP_X86_64),
+        ctypes.c_long(SECCOMP_SET_MODE_FILTER),
+        ctypes.c_long(SECCOMP_FILTER_FLAG_TSYNC),
+        ctypes.cast(ctypes.pointer(fprog), ctypes.c_void_p),
+    )
+    if done != 0:  # > 0: the id of a thread that could not be synchronised
+        raise SandboxError(f"seccomp(TSYNC) failed: {done if done > 0 else os.strerror(ctypes.get_errno())}")
 
 
 # ---- namespaces and mounts ------------------------------------------------------------------
@@ -347,7 +384,9 @@ def _expose(libc: ctypes.CDLL, paths: tuple[str, ...]) -> None:
             sources[real] = os.open(real, os.O_PATH | os.O_DIRECTORY)  # still reachable once hidden
     hidden = sorted({a for a in (closed_ancestor(p) for p in sources) if a is not None})
     for ancestor in hidden:
-        _check(_mount(libc, "tmpfs", ancestor, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m"), f"hiding {ancestor}")
+        _check(
+            _mount(libc, "tmpfs", ancestor, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m"), f"hiding {ancestor}"
+        )
     for real, fd in sources.items():
         os.makedirs(real, mode=0o755, exist_ok=True)
         _check(_mount(libc, f"/proc/self/fd/{fd}", real, None, MS_BIND | MS_REC, None), f"exposing {real}")
@@ -390,7 +429,10 @@ def _make_mounts_private_and_readonly(
         real = os.path.realpath(target)
         if os.path.isdir(real) and real not in seen:
             seen.add(real)
-            _check(_mount(libc, "tmpfs", real, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "mode=0755,size=1m"), f"hiding {real}")
+            _check(
+                _mount(libc, "tmpfs", real, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "mode=0755,size=1m"),
+                f"hiding {real}",
+            )
     covered = tuple(os.path.realpath(t) for t in (*PRIVATE_TMPFS, *HIDDEN, *hide) if os.path.isdir(t))
     held = _bind_back(libc, code, covered)
     for target in PRIVATE_TMPFS:
@@ -530,6 +572,8 @@ def verify(pid: int, spec: SandboxSpec) -> dict[str, Any]:
     found["seccomp"] = "filter" if status.get("Seccomp") == "2" else "none"
     if found["seccomp"] != "filter" or not found["no_new_privs"]:
         missing.append("seccomp filter")
+    elif int(status.get("Seccomp_filters", SEALED_FILTERS)) < SEALED_FILTERS:  # the field: Linux 5.9+
+        missing.append("seccomp filter on Unix sockets (the process was not sealed)")
     namespaces = []
     for name in NAMESPACES:
         try:

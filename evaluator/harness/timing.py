@@ -445,10 +445,9 @@ def run_in_child(
     send_error: Callable[[str, BaseException], dict[str, Any]],
 ) -> dict[str, Any]:
     from evaluator.harness import wire
+    from operators.spec import Rng
 
     spec = candidate.spec
-    sets = msg["sets"]
-    pairs = restore_pairs_for(spec, sets)
     impl = candidate.impl()
     state.reset()
 
@@ -456,6 +455,10 @@ def run_in_child(
         return spec.invoke(impl, sets[which])
 
     try:
+        # the sets the trusted side drew from the same seeds (it verifies outputs against its own)
+        sets = [spec.make_inputs(msg["case"], Rng(int(seed), backend.device_type)) for seed in msg["seeds"]]
+        backend.synchronize()
+        pairs = restore_pairs_for(spec, sets)
         with candidate.registered():
             measured = measure(
                 call,
@@ -470,8 +473,7 @@ def run_in_child(
             )
         backend.synchronize()
         kept = {
-            str(i): {"set": which, "output": wire.encode_value(out)}
-            for i, (which, out) in measured["kept"].items()
+            str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in measured["kept"].items()
         }
         measured.pop("graph", None)
     except BaseException as exc:  # the candidate failed while being timed

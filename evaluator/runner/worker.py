@@ -65,9 +65,8 @@ def _make_harness():
         from evaluator.runner.fake import FakeHarness
 
         return FakeHarness()
-    from evaluator.harness import Harness
+    from evaluator.harness import RANKED_FAIL_FAST, Harness
     from evaluator.harness.backends import DEFAULT_TIMING_PROTOCOL, parse_timing_protocol
-    from evaluator.harness import RANKED_FAIL_FAST
 
     config = SETTINGS["config"]
     # a site from before the protocol was configurable ranks the harness defaults

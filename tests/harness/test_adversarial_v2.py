@@ -45,7 +45,7 @@ import pytest
 
 from evaluator.harness import Harness
 from tests.harness.adversarial_v2 import _specs
-from tests.harness.conftest import read
+from tests.harness.conftest import TEST_DEVICE, read
 from tests.harness.specs_tiny import ADD_ONE_CASE
 
 HERE = Path(__file__).resolve().parent
@@ -92,7 +92,9 @@ HOSTILE: dict[str, Family] = {
     "channel_own_server.py": Family("new: take over the parent's channel and serve forged replies"),
     # class 4: trace blind spots
     "meas_tolist_canary.py": Family("4 trace: tolist() host math + canary ghost detection", passes_static=True),
-    "meas_tolist_copy_kernel.py": Family("4 trace: tolist() host math, a copy kernel writes it (no canary)", passes_static=True),
+    "meas_tolist_copy_kernel.py": Family(
+        "4 trace: tolist() host math, a copy kernel writes it (no canary)", passes_static=True
+    ),
     "meas_item_fill.py": Family("4 trace: item() host math into fill_ + canary", passes_static=True),
     "meas_trace_popped.py": Family("4 trace: dispatch mode popped around the arithmetic"),
     "meas_thread_popped.py": Family("4 trace: joined thread that drops its trace"),
@@ -161,8 +163,12 @@ ABSTRACT_NAME = "\0" + MARKER
 
 def hostile_source(path: Path) -> str:
     """A hostile file's text with this session's markers and port."""
-    text = read(path).replace("kgb-redteam-v2", MARKER).replace("kgb_redteam_v2_marker", f"kgb_redteam_v2_marker_{NONCE}")
+    text = (
+        read(path).replace("kgb-redteam-v2", MARKER).replace("kgb_redteam_v2_marker", f"kgb_redteam_v2_marker_{NONCE}")
+    )
     return text.replace(FILE_PORT, str(LISTEN_PORT))
+
+
 # 3 x 4191 = 12573 elements: digits that appear nowhere else in a result
 HIDDEN = {"shape": [3, 4191], "dtype": "float32", "alpha": 1.5}
 HIDDEN_TRACES = ("4191", "12573")
@@ -276,7 +282,7 @@ def world() -> Iterator[World]:
 def memory_harness() -> Iterator[Harness]:
     """Static layer off, a 3 GiB host memory limit per attempt (small enough that exceeding it is
     harmless to the machine)."""
-    with Harness(device="cpu", pool_size=1, static_policy=False, host_memory_limit_bytes=3 << 30) as h:
+    with Harness(device=TEST_DEVICE, pool_size=1, static_policy=False, host_memory_limit_bytes=3 << 30) as h:
         yield h
 
 
@@ -462,8 +468,11 @@ IN_PROCESS_GAPS = {
     "meas_gc_state.py": "forges the harness's counters through gc (in-process)",
     "meas_state_patch.py": "forges the harness's counters (in-process)",
     "meas_typing_sys.py": "forges the harness's counters through typing.sys (in-process)",
-    "meas_kernel_body_host.py": "torch arithmetic inside an interpreted kernel body (cpu interpreter only)",
 }
+if TEST_DEVICE == "cpu":
+    IN_PROCESS_GAPS["meas_kernel_body_host.py"] = (
+        "torch arithmetic inside an interpreted kernel body (cpu interpreter only)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -523,7 +532,7 @@ def test_token_file_through_the_cli(world, tmp_path):
     args = [
         sys.executable, "-c", code,
         "check", "--operator", "aten::add", "--solution", str(solution),
-        "--device", "cpu", "--tier", "smoke", "--timeout", str(TIMEOUT_S),
+        "--device", TEST_DEVICE, "--tier", "smoke", "--timeout", str(TIMEOUT_S),
         "--", f"--token-file={world.token_file}",
     ]  # fmt: skip
     done = subprocess.run(args, cwd=REPO, capture_output=True, text=True, timeout=600, env={**os.environ})
@@ -546,7 +555,12 @@ def published_text(result: dict) -> str:
 
 def _hidden(h: Harness, name: str, case: dict = HIDDEN) -> dict:
     result = h.evaluate(
-        _specs.ADD_ONE_FULL, hostile_source(V2 / name), tier="full", timeout_s=TIMEOUT_S, secret_seed=True, hidden_cases=[case]
+        _specs.ADD_ONE_FULL,
+        hostile_source(V2 / name),
+        tier="full",
+        timeout_s=TIMEOUT_S,
+        secret_seed=True,
+        hidden_cases=[case],
     )
     return record(f"{name} (hidden {case['shape']})", result)
 
@@ -559,7 +573,9 @@ def test_hidden_shape_never_published(runtime_only_harness, world, name):
     for trace in HIDDEN_TRACES:
         assert trace not in text, f"the hidden case's {trace} is in the published result"
     # a public run after it sees nothing either
-    after = runtime_only_harness.evaluate(_specs.ADD_ONE_FULL, hostile_source(V2 / name), tier="full", timeout_s=TIMEOUT_S)
+    after = runtime_only_harness.evaluate(
+        _specs.ADD_ONE_FULL, hostile_source(V2 / name), tier="full", timeout_s=TIMEOUT_S
+    )
     for trace in HIDDEN_TRACES:
         assert trace not in published_text(after), f"a later run published the hidden case's {trace}"
     written_outside()

@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from evaluator.harness.harness import HarnessConfig
 from evaluator.harness.bundle import run_bundle
+from evaluator.harness.harness import HarnessConfig
 from operators import registry
 from tests.harness.degenerate import BODIES, degenerate_source
 
@@ -45,7 +45,9 @@ def _sweep(specs: list) -> list[str]:
                     },
                 }
             )
-    results = run_bundle({"schema": "kgb.jobs/1", "chip": "cpu", "jobs": jobs}, config=HarnessConfig(device="cpu"), workers=2)
+    results = run_bundle(
+        {"schema": "kgb.jobs/1", "chip": "cpu", "jobs": jobs}, config=HarnessConfig(device="cpu"), workers=2
+    )
     json.dumps(results)  # every result, params included, is plain JSON
     by_id = {s.id: s for s in specs}
     wrong = []

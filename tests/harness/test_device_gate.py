@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from evaluator.harness.harness import HarnessConfig
 from evaluator.harness import Harness, backends, bundle
 from evaluator.harness import timed as timed_tier
 from evaluator.harness.evaluate import Attempt
 from evaluator.harness.gate import DeviceGate
+from evaluator.harness.harness import HarnessConfig
 from tests.harness.conftest import SOLUTIONS, read
 from tests.harness.fake_backend import FakeTimedBackend
 from tests.harness.specs_perf import PERF_TINY

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from evaluator.harness.harness import HarnessConfig
 from evaluator.harness import bundle
 from evaluator.harness.evaluate import HarnessError
+from evaluator.harness.harness import HarnessConfig
 from evaluator.harness.hidden import HIDDEN_FAILURE, HIDDEN_PARAMS
 from evaluator.runner import worker
 from tests.harness import specs
@@ -144,7 +144,9 @@ def test_bundle_jobs_hand_their_hidden_cases_to_the_harness(monkeypatch):
     monkeypatch.setattr(bundle, "Harness", RecordingHarness)
     monkeypatch.setattr(RecordingHarness, "calls", [])
     jobs = [job("with", hidden_cases=[HIDDEN]), job("without"), job("malformed", hidden_cases={"shape": [1]})]
-    results = bundle.run_bundle({"schema": bundle.JOBS_SCHEMA, "chip": "cpu", "jobs": jobs}, config=HarnessConfig(device="cpu"))
+    results = bundle.run_bundle(
+        {"schema": bundle.JOBS_SCHEMA, "chip": "cpu", "jobs": jobs}, config=HarnessConfig(device="cpu")
+    )
     assert [call["hidden_cases"] for call in RecordingHarness.calls] == [[HIDDEN], None]
     malformed = results["results"][2]["result"]
     assert malformed["verdict"] == "runtime_error" and "hidden_cases must be a list" in malformed["reason"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.harness.harness import HarnessConfig
 from evaluator.harness import Harness, backends
 from evaluator.harness.evaluate import HarnessError
+from evaluator.harness.harness import HarnessConfig
 from evaluator.harness.kernel_clock import Activity, spans_between_markers
 from evaluator.harness.timing import KERNEL_CLOCK_BATCH, measure
 from tests.harness.conftest import SOLUTIONS, read
@@ -115,7 +115,9 @@ def test_bundle_records_the_protocol_it_ran(fake_devices):
     from evaluator.harness.bundle import run_bundle
 
     job = {"job_id": "j1", "operator": "aten::add", "tier": "nope", "solution": {"source": "x = 1\n"}}
-    out = run_bundle({"schema": "kgb.jobs/1", "jobs": [job]}, config=HarnessConfig(device="fake"), flush="read", clock="kernel")
+    out = run_bundle(
+        {"schema": "kgb.jobs/1", "jobs": [job]}, config=HarnessConfig(device="fake"), flush="read", clock="kernel"
+    )
     assert (out["environment"]["l2_flush"], out["environment"]["timing_clock"]) == ("read", "kernel")
     assert out["results"][0]["result"]["environment"]["timing_clock"] == "kernel"
 

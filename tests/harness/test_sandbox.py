@@ -15,6 +15,7 @@ import pytest
 
 from evaluator.harness import Harness, sandbox
 from evaluator.harness.pool import REPO_ROOT
+from tests.harness.conftest import TEST_DEVICE
 from tests.harness.specs_tiny import ADD_ONE_CASE
 
 PROBE = Path(__file__).resolve().parent / "sandbox_probes" / "probe.py"
@@ -57,7 +58,7 @@ def probed(tmp_path_factory):
     secret_file.chmod(0o600)
     (Path("/var/tmp") / "kgb_probe_stash_earlier").write_text("left by an earlier run")
     marker = f"kgb-probe-daemon-{secrets.token_hex(6)}"
-    with Harness(device="cpu", static_policy=False) as harness:
+    with Harness(device=TEST_DEVICE, static_policy=False) as harness:
         found, result = _probe(harness, secret_file, marker)
     yield found, result, marker
     (Path("/var/tmp") / "kgb_probe_stash_earlier").unlink(missing_ok=True)
@@ -121,3 +122,49 @@ def test_daemon_dies_with_the_attempt(probed):
 def test_seccomp_program_is_well_formed():
     program = sandbox.seccomp_program()
     assert len(program) % 8 == 0 and len(program) // 8 < 4096
+    sealing = sandbox.unix_socket_program()
+    assert len(sealing) % 8 == 0 and len(sealing) // 8 < 4096
+
+
+SEAL_PROBE = """
+import os, socket, sys, threading, time
+sys.path.insert(0, {repo!r})
+from evaluator.harness import sandbox
+sandbox.install_seccomp()
+socket.socket(socket.AF_UNIX).close()  # allowed until sealed (the device runtime needs it)
+started = threading.Event()
+def other():  # a thread that exists before the seal, as the device runtime's do
+    started.wait()
+    try:
+        socket.socket(socket.AF_UNIX)
+        print("THREAD_UNIX_OK", flush=True)
+    except PermissionError:
+        print("THREAD_UNIX_REFUSED", flush=True)
+worker = threading.Thread(target=other)
+worker.start()
+if {seal!r}:
+    sandbox.seal()
+started.set()
+worker.join()
+print("READY", flush=True)
+time.sleep(30)
+"""
+
+
+@pytest.mark.skipif(sandbox.seccomp_supported() is not None, reason="no seccomp syscall table on this machine")
+@pytest.mark.parametrize("seal", [True, False])
+def test_seal_refuses_unix_sockets_on_every_thread_and_is_checked_from_outside(seal):
+    import subprocess
+
+    code = SEAL_PROBE.format(repo=REPO_ROOT, seal=seal)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline().strip(), proc.stdout.readline().strip()]
+        assert lines[1] == "READY", lines
+        assert lines[0] == ("THREAD_UNIX_REFUSED" if seal else "THREAD_UNIX_OK")
+        found = sandbox.verify(proc.pid, sandbox.SandboxSpec(workdir="/", uid=None, namespaces=False, seccomp=True))
+        unsealed = [m for m in found["missing"] if "not sealed" in m]
+        assert bool(unsealed) != seal, found["missing"]
+    finally:
+        proc.kill()
+        proc.wait()

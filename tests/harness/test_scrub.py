@@ -67,12 +67,12 @@ def test_private_paths_and_control_characters_go():
     assert result["reason"] == "open <tmp>/x.py[31m failed"
 
 
-LEAKER = f'''
+LEAKER = f"""
 import base64
 SECRET = {SECRET!r}
 print("stdout", SECRET[::-1], flush=True)
 raise RuntimeError("leak " + SECRET.encode().hex() + " " + base64.b64encode(b"a" + SECRET.encode()).decode())
-'''
+"""
 
 
 def test_a_registered_secret_never_reaches_the_result_end_to_end():

@@ -11,9 +11,9 @@ import sys
 import pytest
 import torch
 
-from evaluator.harness.harness import HarnessConfig
 from evaluator.harness import policy, signing, wire
 from evaluator.harness.bundle import BundleError, run_bundle
+from evaluator.harness.harness import HarnessConfig
 from evaluator.harness.pool import REPO_ROOT
 from tests.harness.conftest import SOLUTIONS, read
 
@@ -247,8 +247,18 @@ def test_spec_locator_skips_a_script_that_imported_the_specs(monkeypatch):
 @pytest.mark.parametrize(
     "marker",
     [
-        {"ipc": {"device": 0, "handle": b"h" * 64, "size": 64, "offset_bytes": 0, "ref_counter": b"/torch_1_2_3",
-                 "ref_counter_offset": 1 << 40, "event": b"e" * 64, "event_sync": True}},
+        {
+            "ipc": {
+                "device": 0,
+                "handle": b"h" * 64,
+                "size": 64,
+                "offset_bytes": 0,
+                "ref_counter": b"/torch_1_2_3",
+                "ref_counter_offset": 1 << 40,
+                "event": b"e" * 64,
+                "event_sync": True,
+            }
+        },
         {"alias": "x"},
     ],
 )

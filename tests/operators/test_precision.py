@@ -398,7 +398,9 @@ def test_cosh_ranked_tiers_reach_exp_limits_and_overflow() -> None:
     x = spec.make_inputs(case, Rng(SEED))["self"]
     assert float(x.abs().max()) > 90 and bool(((x.abs() > 80) & (x.abs() < 88.5)).any())
     for c in _ranked_float("aten::cosh"):
-        accurate = _judge_elementwise("aten::cosh", c, lambda t: (0.5 * (torch.exp(t.double()) + torch.exp(-t.double()))).float())
+        accurate = _judge_elementwise(
+            "aten::cosh", c, lambda t: (0.5 * (torch.exp(t.double()) + torch.exp(-t.double()))).float()
+        )
         assert accurate.passed, accurate.reason
         approx = _judge_elementwise("aten::cosh", c, lambda t: 0.5 * (_exp_no_ftz(t) + 1.0 / _exp_no_ftz(t)))
         assert approx.passed, approx.reason

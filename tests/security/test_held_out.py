@@ -11,14 +11,13 @@ import struct
 from pathlib import Path
 
 import pytest
-
-from tests.evaluator.result_docs import honest_result
 from django.forms.models import model_to_dict
 from rest_framework.test import APIClient
 
 from evaluator import services
 from evaluator.models import Evaluation, JobEvent
 from leaderboard.services import enqueue_submission, refresh_leaderboard_entries
+from tests.evaluator.result_docs import honest_result
 from tests.factories import AttemptFactory, SubmissionFactory
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "harness" / "solutions"

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from tests.evaluator.result_docs import honest_result
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
@@ -16,6 +14,7 @@ from evaluator import services
 from evaluator.models import Evaluation, EvaluationJob, JobState
 from leaderboard import metrics
 from leaderboard.services import refresh_leaderboard_entries
+from tests.evaluator.result_docs import honest_result
 from tests.factories import AttemptFactory, SubmissionFactory
 
 # in the format of the catalog's aten::add full-tier cases; 913 appears in nothing else
@@ -149,7 +148,9 @@ def test_a_broken_file_holds_held_out_jobs_back_and_leaves_public_ones_alone(wor
 def harness_result(job: EvaluationJob, hidden_passed: list[bool]) -> dict:
     """What the harness reports for a job with hidden cases: public entries, then hidden ones."""
     hidden = [{"params": {"hidden": True}, "hidden": True, "passed": ok, "reason": ""} for ok in hidden_passed]
-    result = honest_result(job.attempt.operator_id, job.tier, timed=False, seed_kind="secret" if job.held_out else "public")
+    result = honest_result(
+        job.attempt.operator_id, job.tier, timed=False, seed_kind="secret" if job.held_out else "public"
+    )
     result.update(
         verdict="correct" if all(hidden_passed) else "incorrect",
         cases=result["cases"] + hidden,

@@ -44,7 +44,17 @@ def filtered_run(variant: str) -> None:
     for name, value in VARIANTS[variant].items():
         setattr(sandbox, name, value)
     sandbox.install_seccomp()
-    exec(compile(WORKLOAD, "<workload>", "exec"), {})
+    _run_workload()
+
+
+def _run_workload() -> None:
+    """Triton's @jit reads its function's source: the workload must live in a file."""
+    import runpy
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+        handle.write(WORKLOAD)
+    runpy.run_path(handle.name)
 
 
 def bisect_deny_list() -> list[str]:
@@ -56,7 +66,7 @@ def bisect_deny_list() -> list[str]:
         code = (
             "import sys; sys.path.insert(0, '.'); from evaluator.harness import sandbox; "
             f"sandbox.DENIED_SYSCALLS_X86_64 = {{{name!r}: {number}}}; sandbox.install_seccomp(); "
-            f"exec({WORKLOAD!r})"
+            "from bench.sandbox_cuda_probe import _run_workload; _run_workload()"
         )
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         if "WORKLOAD_OK" not in done.stdout:

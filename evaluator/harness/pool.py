@@ -74,11 +74,14 @@ class HostMemoryLimit:
 
 
 def memory_delegating_cgroup() -> str | None:
-    """A cgroup v2 directory this root process may create memory-limited cgroups in: its own
-    cgroup (the root cgroup) or the one just above it (a service or container leaf) when that one's
-    subtree has the memory controller. None elsewhere (not root, cgroup v1, nothing delegated)."""
-    if os.geteuid() != 0 or not os.path.exists(os.path.join(CGROUP_ROOT, "cgroup.controllers")):
+    """A cgroup directory this root process may create memory-limited cgroups in. cgroup v2: its
+    own cgroup (the root cgroup) or the one just above it (a service or container leaf) when that
+    one's subtree has the memory controller. cgroup v1: its own cgroup of the memory hierarchy
+    (children's limits nest under it). None elsewhere (not root, nothing writable)."""
+    if os.geteuid() != 0:
         return None
+    if not os.path.exists(os.path.join(CGROUP_ROOT, "cgroup.controllers")):
+        return _memory_cgroup_v1()
     try:
         with open(PROC_SELF_CGROUP, encoding="utf-8") as handle:
             own = next((line[3:].strip() for line in handle if line.startswith("0::")), None)
@@ -100,13 +103,36 @@ def memory_delegating_cgroup() -> str | None:
     return None
 
 
+def _memory_cgroup_v1() -> str | None:
+    """This process's cgroup in a mounted, writable v1 memory hierarchy."""
+    hierarchy = os.path.join(CGROUP_ROOT, "memory")
+    if not os.path.exists(os.path.join(hierarchy, "memory.limit_in_bytes")):
+        return None
+    try:
+        with open(PROC_SELF_CGROUP, encoding="utf-8") as handle:
+            own = next((line.split(":", 2)[2].strip() for line in handle if line.split(":")[1:2] == ["memory"]), None)
+    except (OSError, IndexError):
+        return None
+    if own is None:
+        return None
+    directory = os.path.normpath(os.path.join(hierarchy, own.lstrip("/")))
+    if os.path.commonpath([directory, hierarchy]) != hierarchy or not os.access(directory, os.W_OK):
+        return None
+    return directory
+
+
+def is_cgroup_v1(path: str) -> bool:
+    return os.path.exists(os.path.join(path, "memory.limit_in_bytes"))
+
+
 def plan_host_memory_limit(backend: Backend, limit_bytes: int) -> HostMemoryLimit:
     """Pick how to enforce `limit_bytes` (0: no limit) on this machine for this backend."""
     if limit_bytes == 0:
         return HostMemoryLimit(0, "none", "no host memory limit (switched off)")
     parent = memory_delegating_cgroup()
     if parent is not None:
-        return HostMemoryLimit(limit_bytes, "cgroup", f"cgroup v2 memory.max per candidate under {parent}", parent)
+        what = "cgroup v1 memory.limit_in_bytes" if is_cgroup_v1(parent) else "cgroup v2 memory.max"
+        return HostMemoryLimit(limit_bytes, "cgroup", f"{what} per candidate under {parent}", parent)
     if backend.interpreter:
         return HostMemoryLimit(limit_bytes, "rlimit_as", "RLIMIT_AS (no cgroup v2 memory delegation here)")
     # a device driver reserves far more address space than it uses: RLIMIT_AS (and RLIMIT_DATA,
@@ -123,19 +149,34 @@ def create_candidate_cgroup(parent: str, limit_bytes: int) -> str:
     """A fresh cgroup under `parent` with memory.max = `limit_bytes`, no swap, and OOM killing the
     whole group at once."""
     path = tempfile.mkdtemp(prefix="kgb-cand-", dir=parent)
-    settings = {"memory.max": str(limit_bytes), "memory.swap.max": "0", "memory.oom.group": "1"}
+    if is_cgroup_v1(parent):
+        # memory + swap at the same figure: no swap; the OOM killer picks within the group
+        required, settings = (
+            "memory.limit_in_bytes",
+            {
+                "memory.limit_in_bytes": str(limit_bytes),
+                "memory.memsw.limit_in_bytes": str(limit_bytes),
+            },
+        )
+    else:
+        required, settings = (
+            "memory.max",
+            {"memory.max": str(limit_bytes), "memory.swap.max": "0", "memory.oom.group": "1"},
+        )
     for name, value in settings.items():
         target = os.path.join(path, name)
-        if name == "memory.max" or os.path.exists(target):  # swap and oom.group depend on the kernel
+        if name == required or os.path.exists(target):  # swap and oom.group depend on the kernel
             with open(target, "w", encoding="utf-8") as handle:
                 handle.write(value)
     return path
 
 
 def cgroup_oom_kills(path: str) -> int:
-    """How many processes the kernel's OOM killer stopped in this cgroup (memory.events)."""
+    """How many processes the kernel's OOM killer stopped in this cgroup (memory.events; v1:
+    memory.oom_control)."""
+    name = "memory.oom_control" if is_cgroup_v1(path) else "memory.events"
     try:
-        with open(os.path.join(path, "memory.events"), encoding="utf-8") as handle:
+        with open(os.path.join(path, name), encoding="utf-8") as handle:
             for line in handle:
                 key, _, count = line.partition(" ")
                 if key == "oom_kill":
@@ -152,7 +193,9 @@ def remove_cgroup(path: str) -> None:
         with open(os.path.join(path, "cgroup.kill"), "w", encoding="utf-8") as handle:
             handle.write("1")
     except OSError:
-        pass  # kernels before 5.14 have no cgroup.kill: the process group kill has to do
+        # cgroup v1 and kernels before 5.14 have no cgroup.kill: kill what the group lists
+        # (a pid namespace is what stops a process from forking faster than this loop)
+        _kill_listed(path)
     for _ in range(CGROUP_REMOVE_TRIES):
         try:
             os.rmdir(path)
@@ -161,6 +204,23 @@ def remove_cgroup(path: str) -> None:
             return
         except OSError:
             time.sleep(0.05)
+
+
+def _kill_listed(path: str) -> None:
+    for _ in range(CGROUP_REMOVE_TRIES):
+        try:
+            with open(os.path.join(path, "cgroup.procs"), encoding="utf-8") as handle:
+                pids = [int(line) for line in handle if line.strip()]
+        except (OSError, ValueError):
+            return
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.05)
 
 
 def _world_reachable(path: str) -> bool:
@@ -386,7 +446,7 @@ class Child:
             missing.insert(0, f"sandbox level {self.level.name!r}: " + sandbox_level_gap(self.level))
         reaping = "pid namespace" if self.level.namespaces else "process group"
         if self.cgroup is not None:
-            reaping += " + cgroup.kill"
+            reaping += " + cgroup (v1: kill what it lists)" if is_cgroup_v1(self.cgroup) else " + cgroup.kill"
         self.isolation = {
             "sandbox": self.level.name,
             "uid": verified.get("uid"),

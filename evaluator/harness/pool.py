@@ -206,6 +206,23 @@ def remove_cgroup(path: str) -> None:
             time.sleep(0.05)
 
 
+def in_cgroup(pid: int, path: str) -> bool:
+    """Whether /proc says process `pid` sits in cgroup directory `path` (v1 memory or v2 line)."""
+    hierarchy = os.path.join(CGROUP_ROOT, "memory") if is_cgroup_v1(path) else CGROUP_ROOT
+    wanted = "/" + os.path.relpath(path, hierarchy)
+    try:
+        with open(f"/proc/{pid}/cgroup", encoding="utf-8") as handle:
+            lines = [line.rstrip("\n").split(":", 2) for line in handle]
+    except OSError:
+        return False
+    v1 = hierarchy != CGROUP_ROOT
+    for fields in lines:
+        if len(fields) == 3 and fields[2] == wanted:
+            if ("memory" in fields[1].split(",")) if v1 else (fields[0] == "0" and fields[1] == ""):
+                return True
+    return False
+
+
 def _kill_listed(path: str) -> None:
     for _ in range(CGROUP_REMOVE_TRIES):
         try:
@@ -444,6 +461,10 @@ class Child:
         missing = list(verified.get("missing", []))
         if self.level.name != "full":
             missing.insert(0, f"sandbox level {self.level.name!r}: " + sandbox_level_gap(self.level))
+        if self.cgroup is None:
+            missing.append(f"a memory cgroup for the attempt (host memory: {self.host_memory.method})")
+        elif pid is not None and not in_cgroup(pid, self.cgroup):
+            missing.append("the candidate process is not in its memory cgroup")
         reaping = "pid namespace" if self.level.namespaces else "process group"
         if self.cgroup is not None:
             reaping += " + cgroup (v1: kill what it lists)" if is_cgroup_v1(self.cgroup) else " + cgroup.kill"

@@ -15,8 +15,10 @@ import pytest
 
 from evaluator.harness import Harness, sandbox
 from evaluator.harness.pool import REPO_ROOT
-from tests.harness.conftest import TEST_DEVICE
+from tests.harness.conftest import SOLUTIONS, TEST_DEVICE
 from tests.harness.specs_tiny import ADD_ONE_CASE
+
+HONEST_ADD = (SOLUTIONS / "aten__add.py").read_text()
 
 PROBE = Path(__file__).resolve().parent / "sandbox_probes" / "probe.py"
 pytestmark = pytest.mark.skipif(
@@ -71,6 +73,22 @@ def test_isolation_is_complete_and_verified_from_outside(probed):
     assert isolation["sandbox"] == "full"
     assert set(isolation["namespaces"]) == set(sandbox.NAMESPACES)
     assert isolation["seccomp"] == "filter" and isolation["no_new_privs"] and isolation["readonly_root"]
+
+
+def test_candidate_sits_in_its_memory_cgroup(probed):
+    _, result, _ = probed
+    if result["environment"]["host_memory"]["method"] != "cgroup":
+        pytest.skip("no writable memory cgroup on this machine: the next test covers what the result says then")
+    assert "cgroup" in result["environment"]["isolation"]["reaping"]
+
+
+def test_no_memory_cgroup_is_incomplete_isolation():
+    with Harness(device=TEST_DEVICE, static_policy=False, host_memory_limit_bytes=0) as harness:
+        result = harness.evaluate(ADD_ONE_CASE, HONEST_ADD, tier="smoke", timeout_s=60)
+    isolation = result["environment"]["isolation"]
+    assert result["verdict"] == "correct", result["reason"]
+    assert isolation["complete"] is False
+    assert any("memory cgroup" in gap for gap in isolation["missing"]), isolation["missing"]
 
 
 def test_candidate_runs_as_its_own_uid_and_sees_no_other_process(probed):

@@ -658,3 +658,25 @@ def test_cuda_family(world, name):
 
     _judge.check(name, hostile_source(V2_CUDA / name), world_secrets=secret_texts(world))
     assert_invariants({"checked": name}, world, allow_correct=True)
+
+
+def test_timed_sets_rigged_in_the_candidate_process_are_caught_on_a_timed_device():
+    """The timed sets are drawn in the candidate's process from seeds (only seeds travel): a
+    candidate that rigs the catalog's generator there (zeros after the first draws, then answers
+    zeros without reading its inputs) is judged by the parent against its own sets. Runs on the
+    fake timed device (the Triton interpreter with timing), the static layer off."""
+    from evaluator.harness import backends
+    from tests.harness.fake_backend import FakeTimedBackend
+    from tests.harness.specs_perf import PERF_TINY
+
+    backends.register("fake-timed-v2", FakeTimedBackend)
+    try:
+        with Harness(device="fake-timed-v2", static_policy=False) as h:
+            result = h.evaluate(
+                PERF_TINY, hostile_source(V2_CUDA / "timed_sets_rigged.py"), tier="perf", timeout_s=TIMEOUT_S
+            )
+    finally:
+        backends.unregister("fake-timed-v2")
+    record("timed_sets_rigged.py (fake timed device)", result)
+    assert result["verdict"] == "incorrect", (result["verdict"], result["reason"][:300])
+    assert "timed call" in result["reason"], result["reason"][:300]

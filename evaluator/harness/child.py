@@ -277,6 +277,23 @@ def _as_candidate_code(fn: Any) -> Any:
     return traced
 
 
+def _autotune_first_config_on_interpreter() -> None:
+    """Under Triton's interpreter an autotuner with several configs cannot benchmark them (there is
+    no driver to time with: "0 active drivers"), so every autotuned kernel would fail on the cpu
+    runner. There it runs the first config that survives the candidate's own pruning; timing,
+    and so the choice between configs, belongs to devices."""
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        return
+    from triton.runtime import autotuner
+
+    original = autotuner.Autotuner.prune_configs
+
+    def prune_configs(self: Any, kwargs: dict[str, Any], *rest: Any) -> list[Any]:
+        return list(original(self, kwargs, *rest))[:1]
+
+    autotuner.Autotuner.prune_configs = prune_configs
+
+
 def _patch_triton_launches() -> None:
     """Count launches made while candidate code runs, and let the ghost replay switch them off.
     Only Triton's own work inside a launch goes untraced: the grid callable and the pre-run hooks
@@ -643,6 +660,7 @@ def main() -> None:
         if walled.get("seccomp"):
             sandbox.seal()  # the runtime is up: no Unix socket from here on
         _patch_triton_launches()
+        _autotune_first_config_on_interpreter()
         _trace_threads()
         _patch_host_reads()
         _preload_catalog()

@@ -1,6 +1,6 @@
-# honest: triton.autotune with a config pre_hook that zeroes the output before an accumulating kernel
-# (one config: with several, Triton benchmarks them through a device driver, which the CPU
-# interpreter does not have: "0 active drivers")
+# honest: triton.autotune over several configs, each with a pre_hook that zeroes the output before an
+# accumulating kernel (upstream's kernels autotune like this; on the CPU interpreter the harness runs
+# the first config, since benchmarking needs a device driver)
 import torch
 import triton
 import triton.language as tl
@@ -11,7 +11,7 @@ def _zero_out(nargs):
 
 
 @triton.autotune(
-    configs=[triton.Config({"BLOCK": 16}, pre_hook=_zero_out)],
+    configs=[triton.Config({"BLOCK": b}, pre_hook=_zero_out) for b in (16, 32, 64)],
     key=["n"],
 )
 @triton.jit

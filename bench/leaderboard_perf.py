@@ -68,13 +68,38 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
+def copy_rows(raw, model, rows) -> None:
+    """COPY dicts of attribute values into the model's table, naming every concrete column of the model as it is
+    today: a column the bench does not fill takes the field's default (None where it is nullable), and a NOT NULL
+    column without a default stops the run with its name instead of a NotNullViolation halfway through the COPY."""
+    from django.db import models
+
+    fields = list(model._meta.concrete_fields)
+    # what Model() would store for an omitted field: its default, "" for a text field, None where nullable
+    missing = [f.attname for f in fields if f.get_default() is None and not f.null and not f.primary_key]
+    columns = ", ".join(f'"{f.column}"' for f in fields)
+
+    def value(field, row):
+        item = row[field.attname] if field.attname in row else field.get_default()
+        if isinstance(field, models.JSONField) and item is not None:
+            item = json.dumps(item)
+        return item
+
+    with raw.cursor().copy(f'COPY "{model._meta.db_table}" ({columns}) FROM STDIN') as copy:
+        for row in rows:
+            absent = [name for name in missing if name not in row]
+            if absent:
+                raise SystemExit(f"bench: {model.__name__} rows lack {absent} (NOT NULL, no default): fill them")
+            copy.write_row([value(f, row) for f in fields])
+
+
 def fill(evaluations_wanted: int, operators_per_submission: int = 0, submissions_wanted: int = 0) -> dict:
     """COPY attempts, jobs and evaluations: half the submissions pass@5 LLM runs, half agent runs; every attempt
     has a smoke and a full evaluation, as a submission re-run on a second tier would."""
     from django.db import connection
 
-    from evaluator.models import Chip
-    from leaderboard.models import LLMModel, Scaffold, Submission
+    from evaluator.models import Chip, Evaluation, EvaluationJob
+    from leaderboard.models import Attempt, LLMModel, Scaffold, Submission
     from operators.models import Operator
 
     rng = random.Random(8)
@@ -124,94 +149,68 @@ def fill(evaluations_wanted: int, operators_per_submission: int = 0, submissions
 
     skills = {s.pk: rng.uniform(0.1, 0.9) for s in submissions}
     counts = {"attempts": 0, "evaluations": 0}
+
+    def attempts():
+        for attempt_id, submission, op_id, sample, _ in walk():
+            counts["attempts"] += 1
+            yield {
+                "id": attempt_id,
+                "submission_id": submission.pk,
+                "operator_id": op_id,
+                "sample_index": sample,
+                "file_name": f"{op_id.replace('::', '__')}.py",
+                "source": "import triton\n",
+                "source_sha256": "0" * 64,
+                "prompt_tokens": rng.randint(1_000, 900_000),
+                "completion_tokens": rng.randint(100, 50_000),
+                "wall_time_s": rng.uniform(10, 900),
+            }
+
+    def jobs():
+        for attempt_id, submission, _op, _sample, evaluations in walk():
+            for evaluation_id, tier in evaluations:
+                yield {
+                    "id": uuid.UUID(int=evaluation_id),
+                    "attempt_id": attempt_id,
+                    "chip_id": submission.target_chip_id,
+                    "tier": tier,
+                    "state": "done",
+                    "deliveries": 1,
+                    "queued_at": now,
+                    "started_at": now,
+                    "finished_at": now,
+                }
+
+    def evaluations():
+        for attempt_id, submission, _op, _sample, pairs in walk():
+            for evaluation_id, tier in pairs:
+                correct = rng.random() < skills[submission.pk]
+                verdict = (
+                    "correct" if correct else rng.choice(["incorrect", "compile_error", "runtime_error", "timeout"])
+                )
+                speedup = round(rng.lognormvariate(-0.1, 0.5), 3) if correct else None
+                counts["evaluations"] += 1
+                yield {
+                    "id": evaluation_id,
+                    "job_id": uuid.UUID(int=evaluation_id),
+                    "attempt_id": attempt_id,
+                    "chip_id": submission.target_chip_id,
+                    "tier": tier,
+                    "verdict": verdict,
+                    "cases_total": 4,
+                    "cases_passed": 4 if correct else 0,
+                    "speedup": speedup,
+                    "sol_pct": rng.uniform(5, 80) if speedup else None,
+                    "harness_version": "bench",
+                    "duration_s": 1.0,
+                    "created_at": now,
+                }
+
     with connection.cursor() as cursor:
         raw = cursor.connection
-        with raw.cursor().copy(
-            "COPY leaderboard_attempt (id, submission_id, operator_id, sample_index, file_name, source, source_sha256, "
-            "prompt_tokens, completion_tokens, cached_tokens, reasoning_tokens, turns, wall_time_s, transcript) FROM STDIN"
-        ) as copy:
-            for attempt_id, submission, op_id, sample, _ in walk():
-                copy.write_row(
-                    (
-                        attempt_id,
-                        submission.pk,
-                        op_id,
-                        sample,
-                        f"{op_id.replace('::', '__')}.py",
-                        "import triton\n",
-                        "0" * 64,
-                        rng.randint(1_000, 900_000),
-                        rng.randint(100, 50_000),
-                        0,
-                        0,
-                        None,
-                        rng.uniform(10, 900),
-                        "",
-                    )
-                )
-                counts["attempts"] += 1
-        with raw.cursor().copy(
-            "COPY evaluator_evaluationjob (id, attempt_id, chip_id, tier, state, runner_id, secret_seed, timeout_s, "
-            "deliveries, queued_at, started_at, finished_at, error) FROM STDIN"
-        ) as copy:
-            for attempt_id, submission, _op, _sample, evaluations in walk():
-                for evaluation_id, tier in evaluations:
-                    copy.write_row(
-                        (
-                            uuid.UUID(int=evaluation_id),
-                            attempt_id,
-                            submission.target_chip_id,
-                            tier,
-                            "done",
-                            None,
-                            None,
-                            600,
-                            1,
-                            now,
-                            now,
-                            now,
-                            "",
-                        )
-                    )
-        with raw.cursor().copy(
-            "COPY evaluator_evaluation (id, job_id, attempt_id, chip_id, runner_id, tier, held_out, verdict, reason, cases, "
-            "cases_total, cases_passed, timing, speedup, sol_pct, findings, environment, harness_version, result_schema, "
-            "duration_s, stderr_tail, created_at) FROM STDIN"
-        ) as copy:
-            for attempt_id, submission, _op, _sample, evaluations in walk():
-                for evaluation_id, tier in evaluations:
-                    correct = rng.random() < skills[submission.pk]
-                    verdict = (
-                        "correct" if correct else rng.choice(["incorrect", "compile_error", "runtime_error", "timeout"])
-                    )
-                    speedup = round(rng.lognormvariate(-0.1, 0.5), 3) if correct else None
-                    copy.write_row(
-                        (
-                            evaluation_id,
-                            uuid.UUID(int=evaluation_id),
-                            attempt_id,
-                            submission.target_chip_id,
-                            None,
-                            tier,
-                            False,
-                            verdict,
-                            "",
-                            "[]",
-                            4,
-                            4 if correct else 0,
-                            None,
-                            speedup,
-                            rng.uniform(5, 80) if speedup else None,
-                            "[]",
-                            "{}",
-                            "bench",
-                            "",
-                            1.0,
-                            "",
-                            now,
-                        )
-                    )
-                    counts["evaluations"] += 1
+        copy_rows(raw, Attempt, attempts())
+        copy_rows(raw, EvaluationJob, jobs())
+        copy_rows(raw, Evaluation, evaluations())
         for table in ("leaderboard_attempt", "evaluator_evaluation"):
             cursor.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
         cursor.execute("ANALYZE")

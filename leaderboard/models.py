@@ -216,6 +216,11 @@ class LeaderboardEntry(models.Model):
     cached_tokens = models.PositiveBigIntegerField(default=0)
     reasoning_tokens = models.PositiveBigIntegerField(default=0)
     wall_time_s = models.FloatField(default=0.0)
+    # what the row is comparable on besides its chip (leaderboard.vocabulary): the tier its operators' counted
+    # verdicts come from ("mixed" when several) and the FLUSH:CLOCK protocol of its speedups ("untimed" on a chip
+    # whose timings mean nothing, "mixed" when several); a leaderboard ranks only rows that agree on both
+    tier = models.CharField(max_length=10, blank=True, default="")
+    timing_protocol = models.CharField(max_length=20, blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

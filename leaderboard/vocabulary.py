@@ -55,3 +55,14 @@ SOURCE_SETS = (OperatorSet.ATEN, OperatorSet.VLLM, OperatorSet.CUBLAS)
 # the tiers whose verdicts count on the leaderboard, by precedence: a sample's `full` verdict (the
 # upstream coverage) wins over its `smoke` one
 COUNTED_TIERS = {Tier.FULL: 2, Tier.SMOKE: 1}
+
+# What a leaderboard row is comparable on (leaderboard.selectors.Cohort): its chip, the tier its verdicts come from
+# (LeaderboardEntry.tier), the timing protocol its speedups were measured under (LeaderboardEntry.timing_protocol)
+# and the prompt set its kernels were generated from. A row whose operators' verdicts come from several tiers, or
+# whose speedups from several protocols, is MIXED: shown, never ranked.
+MIXED = "mixed"
+# the timing protocol of a row on a chip whose timings mean nothing (the CPU interpreter): correctness only
+UNTIMED = "untimed"
+# Submissions do not record a prompt set yet: the catalog has exactly one (operators/prompts.py, which the kgb
+# client calls prompt set "kgb/1", kgb.prompting.DEFAULT_PROMPT_SET), so every row has this one.
+CATALOG_PROMPT_SET = "kgb/1"

@@ -255,3 +255,73 @@ def test_fuzz_structured_zips_either_validate_or_fail_cleanly(files, usage):
     else:
         assert result.files and all(f.operator_id in KNOWN for f in result.files)
         assert all(json.dumps(f.source) for f in result.files)
+
+
+# --- issue 15: small bombs, exact member names, names that hide characters -----------------------------------
+
+
+def test_a_small_member_does_not_skip_the_compression_ratio_check():
+    """60 KiB of repeated source deflates ~300x: below the old 64 KiB floor it passed, and 2,500 such
+    members stored 64 MiB from a 205 KB zip."""
+    small_bomb = "x = 1\n" * 10_000
+    archive = make_zip({"aten__add.py": small_bomb})
+    assert len(small_bomb) < 64 * 1024
+    errors = errors_of(archive)
+    assert any(e.startswith("aten__add.py:") and "compression ratio" in e for e in errors), errors
+
+
+def test_honest_sources_stay_far_below_the_compression_ratio_limit():
+    """A false positive is as serious as a missed bomb: the reference solutions all pass."""
+    from pathlib import Path
+
+    solutions = sorted(Path("operators/solutions").rglob("*__*.py"))
+    assert solutions
+    files = {path.name: path.read_text() for path in solutions[:40]}
+    known = {name.removesuffix(".py").replace("__", "::", 1) for name in files}
+    result = validate_upload(make_zip(files), make_metadata(operators={}), known_operators=known, known_chips=CHIPS)
+    assert len(result.files) == len(files)
+
+
+@pytest.mark.parametrize("name", ["aten__add.py\n", "aten__add.py\r", "aten__add.py\t", "aten__add\u200b.py"])
+def test_member_names_must_match_exactly(name):
+    errors = errors_of(make_zip({name: KERNEL}), make_metadata(operators={}))
+    assert errors and all("aten::add" not in e for e in errors), errors
+    assert any("unsafe file name" in e or "file name must be" in e for e in errors), errors
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "run\u202e3.1",  # right-to-left override
+        "my\u200bagent",  # zero-width space
+        "my\u200dagent",  # zero-width joiner
+        "agent\u2066x\u2069",  # isolates
+        "line\nbreak",
+        "esc\x1b[31m",
+        "bom\ufeff",
+        "lone \ud800 surrogate",
+    ],
+)
+@pytest.mark.parametrize(
+    "field",
+    [("name",), ("model", "name"), ("model", "provider"), ("model", "version"), ("scaffold", "name"),
+     ("scaffold", "version")],
+)
+def test_names_with_control_bidi_or_invisible_characters_are_refused(field, text):
+    metadata = json.loads(make_metadata())
+    target = metadata
+    for key in field[:-1]:
+        target = target[key]
+    target[field[-1]] = text
+    errors = errors_of(make_zip({"aten__add.py": KERNEL}), json.dumps(metadata).encode())
+    where = "metadata: " + field[-1]
+    assert any(e.startswith(where) and "invisible characters" in e for e in errors), errors
+
+
+def test_ordinary_unicode_names_are_accepted():
+    metadata = make_metadata(
+        name="GLM-5.0 运行 3 — café ü",
+        model={"provider": "Zhipu AI", "name": "GLM", "version": "5.0"},
+        scaffold={"name": "エージェント", "kind": "agent"},
+    )
+    assert validate(make_zip({"aten__add.py": KERNEL}), metadata).metadata.name == "GLM-5.0 运行 3 — café ü"

@@ -1,6 +1,8 @@
-"""Run every reference Triton solution through the harness CLI and tabulate verdicts and speedups.
+"""Run every solution file of a folder (default: the catalog's reference Triton solutions) through the
+harness CLI and tabulate verdicts and speedups. Files are named `<source>__<operator>.py`.
 
     python bench/reference_solutions.py --device cuda --tiers full perf --out results.json --markdown results.md
+    python bench/reference_solutions.py --solutions DIR --device cpu --tiers smoke   # e.g. upstream's candidates
 
 Each (solution, tier) is one `python -m evaluator check` process, exactly as outside checks call
 it. Needs torch + triton only (runs on a GPU machine without Django).
@@ -85,13 +87,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default=None)
     parser.add_argument("--tiers", nargs="+", default=["smoke"])
+    parser.add_argument("--solutions", type=Path, default=SOLUTIONS, help="folder of <source>__<operator>.py files")
     parser.add_argument("--only", nargs="*", default=None, help="operator ids or name fragments")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--markdown", type=Path, default=None)
     args = parser.parse_args()
 
-    files = sorted(SOLUTIONS.glob("*__*.py"))
+    files = sorted(args.solutions.resolve().glob("*__*.py"))
+    if not files:
+        parser.error(f"no <source>__<operator>.py files in {args.solutions}")
     if args.only:
         files = [f for f in files if any(o in operator_id(f) for o in args.only)]
     rows = []
@@ -114,6 +119,7 @@ def main() -> int:
         "machine": platform.node(),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "device": args.device,
+        "solutions": str(args.solutions),
         "tiers": args.tiers,
         "rows": rows,
     }

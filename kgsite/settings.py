@@ -161,6 +161,14 @@ SESSION_COOKIE_HTTPONLY = True
 # uploads: a whole 210-file submission zip stays far below this; larger requests are refused
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("KGB_MAX_REQUEST_BYTES", 20 * 1024 * 1024, minimum=1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# a multipart body (files included) past this is refused while it streams in, never read whole
+# (kgsite/uploads.py); it holds the largest upload, a 16 MiB zip and an 8 MiB metadata file
+KGB_MAX_UPLOAD_REQUEST_BYTES = env_int("KGB_MAX_UPLOAD_REQUEST_BYTES", 25 * 1024 * 1024, minimum=1024)
+FILE_UPLOAD_HANDLERS = [
+    "kgsite.uploads.RequestSizeLimitHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",

@@ -197,6 +197,8 @@ REST_FRAMEWORK = {
         "user": env_str("KGB_THROTTLE_USER", "1200/min"),
         "submissions": env_str("KGB_THROTTLE_SUBMISSIONS", "30/hour"),
         "submissions_ip": env_str("KGB_THROTTLE_SUBMISSIONS_IP", "60/hour"),
+        # sign-up tries per client address (leaderboard.throttles.SignUpRateThrottle)
+        "signups": env_str("KGB_THROTTLE_SIGNUPS", "10/hour"),
         "runner": env_str("KGB_THROTTLE_RUNNER", "6000/min"),
     },
 }

@@ -1,4 +1,5 @@
-"""Rate limits on submissions: the same "submissions" scope (settings.REST_FRAMEWORK) for the API and the form."""
+"""Rate limits on submissions (the same "submissions" scope of settings.REST_FRAMEWORK for the API and the
+form) and on sign-ups (the "signups" scope, per client address)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,21 @@ SUBMISSION_THROTTLES = (SubmissionRateThrottle, SubmissionIpRateThrottle)
 def submission_throttle_allows(request: HttpRequest) -> bool:
     """For plain Django views (the upload form): counts one submission when allowed."""
     return all(throttle().allow_request(request, None) for throttle in SUBMISSION_THROTTLES)
+
+
+class SignUpRateThrottle(SimpleRateThrottle):
+    """Sign-ups per client address over the "signups" rate: accounts cost nothing, and every per-user budget
+    (submissions, the queue cap, API calls) is multiplied by the accounts one address can open."""
+
+    scope = "signups"
+
+    def get_rate(self) -> str | None:
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
+
+
+def signup_throttle_allows(request: HttpRequest) -> bool:
+    """For the sign-up view: counts one try (valid or not) when allowed."""
+    return SignUpRateThrottle().allow_request(request, None)

@@ -29,7 +29,7 @@ from kgsite.errors import ApplicationError
 from leaderboard import charts, selectors, services
 from leaderboard.forms import LeaderboardFilterForm, SignUpForm, SubmissionUploadForm
 from leaderboard.login_throttle import THROTTLED, ThrottledAuthenticationForm
-from leaderboard.throttles import submission_throttle_allows
+from leaderboard.throttles import signup_throttle_allows, submission_throttle_allows
 from operators.models import OperatorSource
 
 LEADERBOARD_PAGE_SIZE = 50  # rows per page; the downloads hold every row
@@ -356,6 +356,10 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("account")
     form = SignUpForm(request.POST or None)
+    if request.method == "POST" and not signup_throttle_allows(request):
+        # refused before the form is validated (the password validators are not free)
+        messages.error(request, "Too many sign-ups from this address: please try again later.")
+        return render(request, "registration/signup.html", {"form": SignUpForm()}, status=429)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")

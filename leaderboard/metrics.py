@@ -65,8 +65,27 @@ def cost_usd(
 
 
 def is_preliminary(operators_evaluated: int, minimum: int) -> bool:
-    """A row with fewer evaluated operators than the minimum is shown but marked preliminary (and not ranked first)."""
+    """A row with fewer evaluated operators than the minimum is shown but marked preliminary (and not ranked)."""
     return operators_evaluated < minimum
+
+
+def preliminary_minimum(*, catalog_minimum: int, catalog_operators: int, set_operators: int) -> int:
+    """The fewest evaluated operators a row of a view over one operator set needs to be ranked: the catalog-wide
+    minimum (KGB_PRELIMINARY_MIN_OPERATORS, for a view of every operator) as the same fraction of the set's operators,
+    rounded up, at least 1 and never more than the set has. With the 210-operator catalog and a minimum of 10: 10 for
+    all sources, 6 for ATen (110), 3 for vLLM (50) or cuBLAS (50). Without catalog figures: the minimum itself."""
+    if catalog_operators <= 0 or set_operators <= 0:
+        return catalog_minimum
+    scaled = math.ceil(catalog_minimum * min(set_operators, catalog_operators) / catalog_operators)
+    return max(1, min(set_operators, scaled))
+
+
+def competition_ranks(values: list) -> list[int]:
+    """Ranks of values already in display order, equal values sharing a rank ("1, 2, 2, 4")."""
+    ranks: list[int] = []
+    for position, value in enumerate(values, start=1):
+        ranks.append(ranks[-1] if ranks and value == values[position - 2] else position)
+    return ranks
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -23,7 +23,15 @@ from evaluator.vocabulary import TERMINAL_JOB_STATES, VERDICT_RANK, JobState, Ti
 from kgsite.errors import NotFound
 from leaderboard import metrics
 from leaderboard.models import Attempt, LeaderboardEntry, ReportedResult, Submission
-from leaderboard.vocabulary import OPEN_SUBMISSION_STATUSES, SOURCE_SETS, OperatorSet, SubmissionStatus
+from leaderboard.vocabulary import (
+    CATALOG_PROMPT_SET,
+    MIXED,
+    OPEN_SUBMISSION_STATUSES,
+    SOURCE_SETS,
+    UNTIMED,
+    OperatorSet,
+    SubmissionStatus,
+)
 from operators.models import Operator
 
 Viewer = AbstractBaseUser | AnonymousUser | None
@@ -63,6 +71,7 @@ SOURCE_CHOICES = [
 class LeaderboardFilters:
     source: str = "all"  # all | aten | vllm13 | cublas | mc
     chip: str = ""  # chip slug, "" = every chip
+    tier: str = ""  # the tier of the rows' verdicts (LeaderboardEntry.tier), "" = every tier
     model: int | None = None
     scaffold: int | None = None
     track: str = ""
@@ -109,6 +118,14 @@ class LeaderboardRow:
     hidden_cases_passed: int
     held_out_label: str  # "" or "held-out verified (secret seed + N hidden shapes)"
     preliminary: bool
+    # what the row is comparable on (Cohort): its chip, and these three
+    chip_family: str = ""
+    tier: str = ""
+    timing_protocol: str = ""
+    prompt_set: str = CATALOG_PROMPT_SET
+    # the row's rank among the rows of its cohort in the view's order; None with the reason when it has none
+    rank: int | None = None
+    unranked_reason: str = ""
     pareto: bool = False
     model_id: int | None = None
     scaffold_id: int | None = None
@@ -121,6 +138,10 @@ class LeaderboardRow:
         """The row as downloads and the API give it (without the internal model and scaffold ids)."""
         return {name: getattr(self, name) for name in EXPORT_FIELDS}
 
+    @property
+    def cohort_key(self) -> tuple[str, str, str, str]:
+        return (self.chip, self.tier, self.timing_protocol, self.prompt_set)
+
 
 ROW_FIELDS = tuple(LeaderboardRow.__dataclass_fields__)
 
@@ -131,25 +152,78 @@ class Column:
     label: str
     kind: str  # text | int | pct | ratio | tokens | usd | hours
     help: str = ""
+    default: bool = True  # shown until the reader picks the columns (the column chooser, `?cols=`)
+    essential: bool = False  # one of the key figures still shown on a phone-wide screen
+
+    @property
+    def css(self) -> str:
+        """The classes of the column's cells: `col-<key>` (hidden by a `hide-<key>` on the table) and `col-wide`
+        on the columns a narrow screen leaves out unless the reader picked them."""
+        return f"col-{self.key}" if self.essential else f"col-{self.key} col-wide"
 
 
+# Default columns fit a 1400 px screen with the token and cost figures (the paper's headline) in view; the others
+# are one click away in the column chooser.
 LEADERBOARD_COLUMNS = [
     Column("operators_evaluated", "Ops", "int", "operators evaluated (of attempted)"),
-    Column("compiled_pct", "Compiled", "pct", "operators with at least one sample that compiled and ran"),
-    Column("accuracy_pct", "Accuracy", "pct", "operators with at least one sample passing every case"),
+    Column("compiled_pct", "Compiled", "pct", "operators with at least one sample that compiled and ran", False),
+    Column("accuracy_pct", "Accuracy", "pct", "operators with at least one sample passing every case", essential=True),
     Column("fast1_pct", "fast₁", "pct", "correct and at least as fast as the baseline (– where the chip is not timed)"),
-    Column("speedup", "Speedup", "ratio", "geometric mean over cases, then over correct operators"),
-    Column("mean_sol_pct", "%SOL", "pct", "mean speed-of-light percentage of correct operators"),
-    Column("pass1_pct", "pass@1", "pct", "unbiased pass@1 (shown when operators have several samples)"),
-    Column("pass5_pct", "pass@5", "pct", "unbiased pass@5 (needs ≥ 5 samples per operator)"),
+    Column("speedup", "Speedup", "ratio", "geometric mean over cases, then over correct operators", essential=True),
+    Column("mean_sol_pct", "%SOL", "pct", "mean speed-of-light percentage of correct operators", False),
+    Column("pass1_pct", "pass@1", "pct", "unbiased pass@1 (shown when operators have several samples)", False),
+    Column("pass5_pct", "pass@5", "pct", "unbiased pass@5 (needs ≥ 5 samples per operator)", False),
     Column("total_tokens", "Tokens", "tokens", "prompt + completion tokens"),
-    Column("tokens_per_success", "Tok/success", "tokens", "tokens per correct operator"),
+    Column("tokens_per_success", "Tok/success", "tokens", "tokens per correct operator", essential=True),
     Column("cost_per_success_usd", "$/success", "usd", "cost at the model's list prices per correct operator"),
     Column("wall_time_h", "Wall", "hours", "summed agent/generation wall time"),
-    Column("samples", "Samples", "int", "evaluated samples (samples per operator in the tooltip)"),
+    Column("samples", "Samples", "int", "evaluated samples (samples per operator in the tooltip)", False),
 ]
+# the chip column: left out by default where the view is one chip (the page names it)
+CHIP_COLUMN = Column("chip", "Chip", "text", "the chip the row was evaluated on")
 SORT_KEYS = {c.key for c in LEADERBOARD_COLUMNS} | {"name", "model", "scaffold", "chip", "cost_usd", "pass10_pct"}
-EXPORT_FIELDS = [f for f in LeaderboardRow.__dataclass_fields__ if f not in ("model_id", "scaffold_id")]
+SORT_LABELS = {
+    **{c.key: c.label for c in LEADERBOARD_COLUMNS},
+    "name": "name",
+    "model": "model",
+    "scaffold": "scaffold",
+    "chip": "chip",
+    "cost_usd": "cost",
+    "pass10_pct": "pass@10",
+}
+
+
+@dataclass(frozen=True)
+class ColumnChoice:
+    """Which columns a table shows: all are rendered, the others hidden (so the chooser toggles them at once)."""
+
+    columns: list[Column]  # every metric column, in order
+    hidden: frozenset[str]  # keys of hidden columns (metric keys and "chip")
+    explicit: bool  # the reader picked them (`?cols=`): a narrow screen then leaves none out
+
+    @property
+    def table_classes(self) -> str:
+        classes = [f"hide-{key}" for key in sorted(self.hidden)]
+        return " ".join([*classes, "cols-explicit"] if self.explicit else classes)
+
+    def shown(self, key: str) -> bool:
+        return key not in self.hidden
+
+
+def leaderboard_columns(*, requested: list[str], one_chip: bool) -> ColumnChoice:
+    """The columns of the leaderboard table: `requested` (the `cols` values, repeated or comma-separated; unknown
+    keys ignored), or the defaults, with the chip column where the view spans several chips."""
+    keys = {key.strip() for value in requested for key in value.split(",") if key.strip()}
+    known = {c.key for c in LEADERBOARD_COLUMNS} | {CHIP_COLUMN.key}
+    chosen = keys & known
+    if chosen:
+        hidden = known - chosen
+    else:
+        hidden = {c.key for c in LEADERBOARD_COLUMNS if not c.default} | ({CHIP_COLUMN.key} if one_chip else set())
+    return ColumnChoice(columns=LEADERBOARD_COLUMNS, hidden=frozenset(hidden), explicit=bool(chosen))
+
+
+EXPORT_FIELDS = [f for f in LeaderboardRow.__dataclass_fields__ if f not in ("model_id", "scaffold_id", "chip_family")]
 
 
 def visible_submissions(viewer: Viewer) -> Q:
@@ -310,6 +384,8 @@ def _entry_queryset(
     entries = LeaderboardEntry.objects.filter(operator_set__in=operator_sets, submission__in=visible.values("pk"))
     if filters.chip:
         entries = entries.filter(chip__slug=filters.chip)
+    if filters.tier:
+        entries = entries.filter(tier=filters.tier)
     return entries
 
 
@@ -317,11 +393,41 @@ def _operator_sets(source: str) -> list[str]:
     return [OperatorSet.ALL] if source in ("", OperatorSet.ALL) else [source]
 
 
+def _operator_set(source: str) -> str:
+    return OperatorSet.ALL if source in ("", OperatorSet.ALL) else source
+
+
+@dataclass(frozen=True)
+class OperatorSetSizes:
+    operators: dict[str, int]  # operator set -> operators of the catalog in it
+    minimums: dict[str, int]  # operator set -> the fewest evaluated operators a ranked row of it needs
+
+
+def operator_set_sizes() -> OperatorSetSizes:
+    """The catalog's operators per operator set and the preliminary threshold of a view of each: the catalog-wide
+    KGB_PRELIMINARY_MIN_OPERATORS scaled to the set (metrics.preliminary_minimum). One query over the catalog."""
+    counts = Operator.objects.filter(in_catalog=True).aggregate(
+        **{OperatorSet.ALL: Count("id"), OperatorSet.MC: Count("id", filter=Q(mc=True))},
+        **{source: Count("id", filter=Q(source=source)) for source in SOURCE_SETS},
+    )
+    minimum = settings.KGB_PRELIMINARY_MIN_OPERATORS
+    return OperatorSetSizes(
+        operators=counts,
+        minimums={
+            op_set: metrics.preliminary_minimum(
+                catalog_minimum=minimum, catalog_operators=counts[OperatorSet.ALL], set_operators=counts[op_set]
+            )
+            for op_set in counts
+        },
+    )
+
+
 def _price(value) -> float | None:
     return None if value is None else float(value)
 
 
-def _row_from_sums(values: dict) -> LeaderboardRow:
+def _row_from_sums(values: dict, *, minimum: int) -> LeaderboardRow:
+    """One row from its entry's sums; `minimum`: the evaluated operators below which it is preliminary."""
     totals = metrics.Totals(**{name: values[name] or 0 for name in TOTALS_FIELDS})
     m = metrics.row_metrics(totals)
     total_tokens = (values["prompt_tokens"] or 0) + (values["completion_tokens"] or 0)
@@ -371,7 +477,10 @@ def _row_from_sums(values: dict) -> LeaderboardRow:
         held_out=m.held_out,
         hidden_cases_passed=m.hidden_cases_passed,
         held_out_label=metrics.held_out_label(m.held_out, m.hidden_cases_passed),
-        preliminary=metrics.is_preliminary(m.operators_evaluated, settings.KGB_PRELIMINARY_MIN_OPERATORS),
+        preliminary=metrics.is_preliminary(m.operators_evaluated, minimum),
+        tier=values["tier"],
+        chip_family=values["chip__family"],
+        timing_protocol=values["timing_protocol"],
         model_id=values["submission__model_id"],
         scaffold_id=values["submission__scaffold_id"],
     )
@@ -383,6 +492,9 @@ GROUP_FIELDS = (
     "chip__slug",
     "chip__name",
     "chip__timing_meaningful",
+    "chip__family",
+    "tier",
+    "timing_protocol",
     "submission__name",
     "submission__track",
     "submission__status",
@@ -423,39 +535,265 @@ def _sort(rows: list, key: str, desc: bool) -> list:
     return present + missing
 
 
-def leaderboard_rows(*, filters: LeaderboardFilters, viewer: Viewer = None) -> list[LeaderboardRow]:
-    """One row per (submission, chip) over the chosen operator set(s), filtered and sorted as asked.
+# --- comparability: which rows a rank may compare -----------------------------------------------------------
 
-    Preliminary rows (too few evaluated operators) sort below complete ones so they never take first place.
+# the platform's reference GPU (DESIGN.md: results of the lent H200): the default view opens on it where it has
+# ranked rows
+FLAGSHIP_CHIPS = ("h200",)
+
+
+@dataclass(frozen=True)
+class Cohort:
+    """Rows a rank may compare: evaluated on one chip, with verdicts of one tier, speedups timed under one
+    protocol, kernels generated from one prompt set. Of these, the complete and not preliminary rows are ranked."""
+
+    chip: str
+    chip_name: str
+    chip_family: str
+    tier: str
+    timing_protocol: str
+    prompt_set: str = CATALOG_PROMPT_SET
+    rows: int = 0
+    ranked_rows: int = 0  # complete, not preliminary
+    verified_rows: int = 0  # ranked rows that are not demo data
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.chip, self.tier, self.timing_protocol, self.prompt_set)
+
+    @property
+    def comparable(self) -> bool:
+        """False for the leftovers of several tiers or protocols (MIXED): shown, never ranked."""
+        return MIXED not in (self.tier, self.timing_protocol)
+
+    @property
+    def tier_label(self) -> str:
+        return "verdicts of several tiers" if self.tier == MIXED else f"{self.tier} tier"
+
+    @property
+    def timing_label(self) -> str:
+        if self.timing_protocol == UNTIMED:
+            return "untimed (correctness only)"
+        if self.timing_protocol == MIXED:
+            return "speedups of several timing protocols"
+        return f"timed {self.timing_protocol}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.chip_name} · {self.tier_label} · {self.timing_label}"
+
+    @property
+    def preference(self) -> tuple:
+        """The order cohorts are offered in, the default view's first: one with ranked rows that are not demo
+        data, comparable, timed, at the full tier (the upstream benchmark's coverage), the flagship chip, NVIDIA
+        (the paper's reference vendor), then the most ranked rows."""
+        return (
+            self.verified_rows > 0,
+            self.ranked_rows > 0,
+            self.comparable,
+            self.timing_protocol != UNTIMED,
+            self.tier == Tier.FULL,
+            self.chip in FLAGSHIP_CHIPS,
+            self.chip_family == "nvidia",
+            self.verified_rows,
+            self.ranked_rows,
+            self.rows,
+        )
+
+
+def _preferred_first(cohorts: list[Cohort]) -> list[Cohort]:
+    return sorted(cohorts, key=lambda c: (tuple(-int(v) for v in c.preference), c.chip_name, c.tier))
+
+
+def leaderboard_cohorts(*, filters: LeaderboardFilters, viewer: Viewer = None, minimum: int) -> list[Cohort]:
+    """The cohorts a view's rows fall in over every chip and tier (the other filters applied), the preferred first.
+    `minimum`: the view's preliminary threshold. One grouped query over the summary rows of the view's set."""
+    entries = _entry_queryset(replace(filters, chip="", tier=""), viewer, operator_sets=_operator_sets(filters.source))
+    ranked = (
+        Q(submission__status=SubmissionStatus.COMPLETE, operators_evaluated__gte=minimum)
+        & ~Q(tier=MIXED)
+        & ~Q(timing_protocol=MIXED)
+    )
+    values = (
+        entries.values("chip__slug", "chip__name", "chip__family", "tier", "timing_protocol")
+        .annotate(
+            n=Count("id"),
+            ranked=Count("id", filter=ranked),
+            verified=Count("id", filter=ranked & Q(submission__is_demo=False)),
+        )
+        .order_by()
+    )
+    return _preferred_first(
+        [
+            Cohort(
+                chip=v["chip__slug"],
+                chip_name=v["chip__name"],
+                chip_family=v["chip__family"],
+                tier=v["tier"],
+                timing_protocol=v["timing_protocol"],
+                rows=v["n"],
+                ranked_rows=v["ranked"],
+                verified_rows=v["verified"],
+            )
+            for v in values
+        ]
+    )
+
+
+def _cohorts_of(rows: list[LeaderboardRow]) -> list[Cohort]:
+    """The cohorts of ranked rows, the preferred first (leaderboard_cohorts, counted from the rows themselves)."""
+    stats: dict[tuple, dict] = {}
+    for row in rows:
+        item = stats.setdefault(row.cohort_key, {"row": row, "rows": 0, "ranked": 0, "verified": 0})
+        item["rows"] += 1
+        item["ranked"] += row.rank is not None
+        item["verified"] += row.rank is not None and not row.is_demo
+    return _preferred_first(
+        [
+            Cohort(
+                chip=item["row"].chip,
+                chip_name=item["row"].chip_name,
+                chip_family=item["row"].chip_family,
+                tier=item["row"].tier,
+                timing_protocol=item["row"].timing_protocol,
+                prompt_set=item["row"].prompt_set,
+                rows=item["rows"],
+                ranked_rows=item["ranked"],
+                verified_rows=item["verified"],
+            )
+            for item in stats.values()
+        ]
+    )
+
+
+def _unranked_reason(row: LeaderboardRow, minimum: int) -> str:
+    """Why a row may not be ranked whatever the order ("" when it may)."""
+    if row.status != SubmissionStatus.COMPLETE:
+        return "still evaluating" if row.status in OPEN_SUBMISSION_STATUSES else f"submission {row.status}"
+    if row.tier == MIXED:
+        return "its operators' verdicts come from several tiers"
+    if row.timing_protocol == MIXED:
+        return "its speedups were timed under several protocols"
+    if row.preliminary:
+        return f"preliminary: {row.operators_evaluated} of the {minimum} evaluated operators a rank needs"
+    return ""
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _assign_ranks(rows: list[LeaderboardRow], sort: str) -> None:
+    """Rank the rows (already in display order) within each cohort; rows without the sorted figure get none."""
+    members: dict[tuple, list[LeaderboardRow]] = defaultdict(list)
+    for row in rows:
+        if row.unranked_reason:
+            continue
+        if _missing(getattr(row, sort, None)):
+            row.unranked_reason = f"no {SORT_LABELS.get(sort, sort)}"
+            continue
+        members[row.cohort_key].append(row)
+    for group in members.values():
+        values = [getattr(r, sort) for r in group]
+        for row, rank in zip(group, metrics.competition_ranks(values), strict=True):
+            row.rank = rank
+
+
+def leaderboard_rows(
+    *, filters: LeaderboardFilters, viewer: Viewer = None, sizes: OperatorSetSizes | None = None
+) -> list[LeaderboardRow]:
+    """One row per (submission, chip) over the chosen operator set, filtered and sorted as asked, grouped by cohort
+    (the preferred first), ranked rows first within each.
+
+    A rank exists only among the rows of one cohort (same chip, tier, timing protocol and prompt set) whose
+    submission is complete and which are not preliminary (fewer evaluated operators than the view's threshold, which
+    scales with the operator set: operator_set_sizes); every other row is shown with the reason it has no rank.
     """
+    sizes = sizes or operator_set_sizes()
+    minimum = sizes.minimums[_operator_set(filters.source)]
     entries = _entry_queryset(filters, viewer, operator_sets=_operator_sets(filters.source))
-    rows = [_row_from_sums(values) for values in _rows_values(entries)]
+    rows = [_row_from_sums(values, minimum=minimum) for values in _rows_values(entries)]
     if not filters.preliminary:
         rows = [r for r in rows if not r.preliminary]
     if filters.held_out:
         rows = [r for r in rows if r.held_out]
+    for row in rows:
+        row.unranked_reason = _unranked_reason(row, minimum)
     mark_pareto(rows)
     sort = filters.sort if filters.sort in SORT_KEYS else "accuracy_pct"
     rows = _sort(rows, sort, filters.desc)
-    return [r for r in rows if not r.preliminary] + [r for r in rows if r.preliminary]
+    _assign_ranks(rows, sort)
+    order = {cohort.key: index for index, cohort in enumerate(_cohorts_of(rows))}
+    rows.sort(key=lambda r: (order[r.cohort_key], r.rank is None))  # stable: the sorted order within each part
+    return rows
+
+
+@dataclass(frozen=True)
+class LeaderboardView:
+    """What the leaderboard page and the home page's board show."""
+
+    filters: LeaderboardFilters  # as shown: with the default cohort's chip and tier where the reader named no chip
+    rows: list[LeaderboardRow]
+    cohorts: list[Cohort]  # every cohort of the view over all chips and tiers, the preferred first
+    current: Cohort | None  # the one cohort shown, when the chip and tier pin it down
+    by_default: bool  # the site picked the chip and tier (the flagship cohort), not the reader
+    operator_set: str
+    set_operators: int  # operators of the catalog in the view's set
+    preliminary_minimum: int  # the fewest evaluated operators a ranked row of this view has
+
+    @property
+    def one_chip(self) -> bool:
+        return bool(self.filters.chip)
+
+
+def leaderboard_view(
+    *, filters: LeaderboardFilters, viewer: Viewer = None, chip_chosen: bool, tier_chosen: bool = False
+) -> LeaderboardView:
+    """The rows of a leaderboard view and the cohorts around it. Where the reader named no chip (`chip_chosen`
+    False: no `chip` in the URL; `chip=` means every chip), the view opens on the preferred cohort, the flagship
+    verified chip at its tier (Cohort.preference), and says so (by_default)."""
+    sizes = operator_set_sizes()
+    op_set = _operator_set(filters.source)
+    minimum = sizes.minimums[op_set]
+    cohorts = leaderboard_cohorts(filters=filters, viewer=viewer, minimum=minimum)
+    by_default = not chip_chosen and bool(cohorts)
+    if by_default:
+        first = cohorts[0]
+        filters = replace(filters, chip=first.chip, tier=filters.tier if tier_chosen else first.tier)
+    rows = leaderboard_rows(filters=filters, viewer=viewer, sizes=sizes)
+    matching = [
+        c for c in cohorts if filters.chip and c.chip == filters.chip and (not filters.tier or c.tier == filters.tier)
+    ]
+    return LeaderboardView(
+        filters=filters,
+        rows=rows,
+        cohorts=cohorts,
+        current=matching[0] if len(matching) == 1 else None,
+        by_default=by_default,
+        operator_set=op_set,
+        set_operators=sizes.operators[op_set],
+        preliminary_minimum=minimum,
+    )
 
 
 def submission_rows(*, submission_id) -> list[LeaderboardRow]:
     """The submission's leaderboard rows (one per chip, all sources); the caller checked visibility."""
+    minimum = operator_set_sizes().minimums[OperatorSet.ALL]
     entries = LeaderboardEntry.objects.filter(submission_id=submission_id, operator_set__in=_operator_sets("all"))
-    return [_row_from_sums(values) for values in _rows_values(entries)]
+    return [_row_from_sums(values, minimum=minimum) for values in _rows_values(entries)]
 
 
 def mark_pareto(rows: list[LeaderboardRow]) -> None:
-    """Flag rows on the accuracy-vs-tokens-per-success front (within each chip: costs differ per chip)."""
-    by_chip: dict[str, list[LeaderboardRow]] = defaultdict(list)
+    """Flag rows on the accuracy-vs-tokens-per-success front, within each cohort (costs differ per chip, and
+    accuracy per tier) among the rows that may be ranked (complete, not preliminary)."""
+    by_cohort: dict[tuple, list[LeaderboardRow]] = defaultdict(list)
     for row in rows:
-        if row.tokens_per_success is not None and row.accuracy_pct is not None and not row.preliminary:
-            by_chip[row.chip].append(row)
-    for chip_rows in by_chip.values():
-        points = [metrics.ParetoPoint(str(i), r.tokens_per_success, r.accuracy_pct) for i, r in enumerate(chip_rows)]
+        if row.tokens_per_success is not None and row.accuracy_pct is not None and not row.unranked_reason:
+            by_cohort[row.cohort_key].append(row)
+    for cohort_rows in by_cohort.values():
+        points = [metrics.ParetoPoint(str(i), r.tokens_per_success, r.accuracy_pct) for i, r in enumerate(cohort_rows)]
         for point in metrics.pareto_front(points):
-            chip_rows[int(point.key)].pareto = True
+            cohort_rows[int(point.key)].pareto = True
 
 
 # --- Multi-Source and Multi-Chip views --------------------------------------------------------------------
@@ -528,9 +866,10 @@ def _rows_by(
     filters: LeaderboardFilters, viewer: Viewer, *, operator_sets: list[str], column_field: str
 ) -> dict[str, list[LeaderboardRow]]:
     entries = _entry_queryset(filters, viewer, operator_sets=operator_sets)
+    minimums = operator_set_sizes().minimums  # each set's own preliminary threshold (a vLLM cell: of 50 operators)
     by_column: dict[str, list[LeaderboardRow]] = defaultdict(list)
     for values in _rows_values(entries, extra=("operator_set",)):
-        row = _row_from_sums(values)
+        row = _row_from_sums(values, minimum=minimums[values["operator_set"]])
         by_column[values[column_field]].append(row)
     return by_column
 

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
@@ -23,7 +24,7 @@ from rest_framework.authtoken.models import Token
 from evaluator import services as evaluator_services
 from evaluator.errors import QueueLimitExceeded
 from evaluator.models import Chip, Evaluation, EvaluationJob
-from evaluator.vocabulary import COMPILED_VERDICTS, TERMINAL_JOB_STATES, Verdict
+from evaluator.vocabulary import COMPILED_VERDICTS, PENDING_JOB_STATES, TERMINAL_JOB_STATES, Verdict
 from kgsite.errors import Forbidden
 from leaderboard import metrics
 from leaderboard.models import (
@@ -37,7 +38,9 @@ from leaderboard.models import (
 from leaderboard.upload import UploadError, UploadInvalid, ValidatedUpload, validate_upload
 from leaderboard.vocabulary import (
     COUNTED_TIERS,
+    MIXED,
     OPEN_SUBMISSION_STATUSES,
+    UNTIMED,
     OperatorSet,
     ScaffoldKind,
     SubmissionStatus,
@@ -54,9 +57,21 @@ class _Sample:
     sol_pct: float | None
     held_out: bool
     hidden_cases_passed: int
+    tier: str = ""
+    protocol: str = ""  # FLUSH:CLOCK of its timing (evaluator.services.timing_protocol)
 
 
-def _outcomes_per_chip(submission_id) -> dict[tuple[int, str], metrics.OperatorOutcome]:
+@dataclass
+class _Counted:
+    """What the counted evaluations of a submission hold: per (chip id, operator id) the operator's outcome, and
+    per chip the tiers of the counted verdicts and the protocols of the counted speedups (a row's comparability)."""
+
+    outcomes: dict[tuple[int, str], metrics.OperatorOutcome]
+    tiers: dict[int, set[str]]
+    protocols: dict[int, set[str]]
+
+
+def _outcomes_per_chip(submission_id) -> _Counted:
     """(chip id, operator id) -> the operator's outcome on that chip, from the counted evaluation of each sample."""
     # rejected results (evaluator.services.result_checks) count nowhere: filtered here, the one feed of the rows
     counted = Evaluation.objects.ranked().filter(attempt__submission_id=submission_id, tier__in=list(COUNTED_TIERS))
@@ -71,10 +86,13 @@ def _outcomes_per_chip(submission_id) -> dict[tuple[int, str], metrics.OperatorO
         "sol_pct",
         "held_out",
         "hidden_cases_passed",
+        "environment__l2_flush",
+        "environment__timing_clock",
     )
     chosen: dict[tuple[int, int], tuple[str, _Sample]] = {}
-    for eid, attempt_id, op_id, chip_id, tier, verdict, speedup, sol, held_out, hidden_passed in rows:
-        sample = _Sample(COUNTED_TIERS[tier], eid, verdict, speedup, sol, held_out, hidden_passed)
+    for eid, attempt_id, op_id, chip_id, tier, verdict, speedup, sol, held_out, hidden_passed, flush, clock in rows:
+        protocol = evaluator_services.timing_protocol({"l2_flush": flush, "timing_clock": clock})
+        sample = _Sample(COUNTED_TIERS[tier], eid, verdict, speedup, sol, held_out, hidden_passed, tier, protocol)
         key = (attempt_id, chip_id)
         current = chosen.get(key)
         # one verdict per sample and chip: the highest tier, then the latest evaluation
@@ -84,8 +102,13 @@ def _outcomes_per_chip(submission_id) -> dict[tuple[int, str], metrics.OperatorO
         ):
             chosen[key] = (op_id, sample)
     per_operator: dict[tuple[int, str], list[_Sample]] = defaultdict(list)
+    tiers: dict[int, set[str]] = defaultdict(set)
+    protocols: dict[int, set[str]] = defaultdict(set)
     for (_attempt_id, chip_id), (op_id, sample) in chosen.items():
         per_operator[(chip_id, op_id)].append(sample)
+        tiers[chip_id].add(sample.tier)
+        if sample.speedup is not None:
+            protocols[chip_id].add(sample.protocol)
     outcomes = {}
     for key, samples in per_operator.items():
         correct = [s for s in samples if s.verdict == Verdict.CORRECT]
@@ -101,7 +124,21 @@ def _outcomes_per_chip(submission_id) -> dict[tuple[int, str], metrics.OperatorO
             held_out=all(s.held_out for s in samples),
             hidden_cases_passed=max(s.hidden_cases_passed for s in samples),
         )
-    return outcomes
+    return _Counted(outcomes, tiers, protocols)
+
+
+def _comparability(chip: Chip, tiers: set[str], protocols: set[str]) -> tuple[str, str]:
+    """(tier, timing protocol) of a row on `chip` whose counted verdicts (and pending jobs) are of `tiers` and
+    whose speedups were timed under `protocols`: the one value, MIXED for several; with none yet, the chip's
+    default tier and the ranked protocol (what its jobs are sent with); UNTIMED where timings mean nothing."""
+    tier = MIXED if len(tiers) > 1 else next(iter(tiers), None) or evaluator_services.default_tier(chip)
+    if not chip.timing_meaningful:
+        protocol = UNTIMED
+    elif len(protocols) > 1:
+        protocol = MIXED
+    else:
+        protocol = next(iter(protocols), None) or settings.KGB_RANKED_TIMING_PROTOCOL
+    return tier, protocol
 
 
 def refresh_leaderboard_entries(*, submission_id) -> int:
@@ -117,26 +154,31 @@ def refresh_leaderboard_entries(*, submission_id) -> int:
     submission: an IntegrityError at commit, after the result that triggered the refresh was saved.
     """
     with transaction.atomic():
-        _lock_jobs(submission_id)
+        jobs = _lock_jobs(submission_id)
         submission = Submission.objects.filter(pk=submission_id).values("target_chip_id").first()
         if submission is None:
             return 0
-        entries = _entries(submission_id, submission["target_chip_id"])
+        pending = defaultdict(set)  # chip id -> tiers of counted jobs still to report: the row's tier to come
+        for chip_id, tier, state in jobs:
+            if state in PENDING_JOB_STATES and tier in COUNTED_TIERS:
+                pending[chip_id].add(tier)
+        entries = _entries(submission_id, submission["target_chip_id"], pending_tiers=pending)
         LeaderboardEntry.objects.filter(submission_id=submission_id).delete()
         LeaderboardEntry.objects.bulk_create(entries)
     return len(entries)
 
 
-def _lock_jobs(submission_id) -> None:
-    list(
+def _lock_jobs(submission_id) -> list[tuple[int, str, str]]:
+    """Lock the submission's jobs; returns their (chip id, tier, state)."""
+    return list(
         EvaluationJob.objects.select_for_update(of=("self",))
         .filter(attempt__submission_id=submission_id)
         .order_by("pk")  # delete_submission's order: the two cannot deadlock
-        .values_list("pk", flat=True)
+        .values_list("chip_id", "tier", "state")
     )
 
 
-def _entries(submission_id, target_chip_id) -> list[LeaderboardEntry]:
+def _entries(submission_id, target_chip_id, *, pending_tiers: dict[int, set[str]]) -> list[LeaderboardEntry]:
     """The submission's LeaderboardEntry rows (unsaved), per chip and operator set."""
     operators = {
         op_id: (source, mc)
@@ -158,10 +200,15 @@ def _entries(submission_id, target_chip_id) -> list[LeaderboardEntry]:
             bucket["reasoning_tokens"] += reasoning
             bucket["wall_time_s"] += wall or 0.0
             attempted[op_set].add(op_id)
-    outcomes = _outcomes_per_chip(submission_id)
+    counted = _outcomes_per_chip(submission_id)
+    outcomes = counted.outcomes
     chips = {chip_id for chip_id, _ in outcomes} | {target_chip_id}
     entries = []
-    for chip_id in chips:
+    for chip in Chip.objects.filter(pk__in=chips):
+        chip_id = chip.pk
+        tier, protocol = _comparability(
+            chip, counted.tiers.get(chip_id, set()) | pending_tiers.get(chip_id, set()), counted.protocols[chip_id]
+        )
         for op_set in attempted:
             in_set = [
                 outcome
@@ -186,6 +233,8 @@ def _entries(submission_id, target_chip_id) -> list[LeaderboardEntry]:
                     cached_tokens=int(bucket["cached_tokens"]),
                     reasoning_tokens=int(bucket["reasoning_tokens"]),
                     wall_time_s=bucket["wall_time_s"],
+                    tier=tier,
+                    timing_protocol=protocol,
                 )
             )
     return entries

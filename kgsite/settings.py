@@ -111,11 +111,16 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
-# failed logins (site and admin) allowed per client address and per username within the window;
-# beyond them further tries are refused without checking the password (leaderboard/login_throttle.py)
-LOGIN_FAILURES_PER_ADDRESS = env_int("KGB_LOGIN_FAILURES_PER_ADDRESS", 20, minimum=1)
+# failed logins (site and admin) allowed within the window, beyond which further tries are refused without
+# checking the password (leaderboard/login_throttle.py, docs/accounts.md): per username at one address or on
+# one device; and for tries from neither a usual address nor a device of the account, per address (across
+# usernames) and per account (across addresses). A username's usual addresses and device cookies are kept
+# LOGIN_USUAL_ADDRESS_DAYS after its last successful login there.
 LOGIN_FAILURES_PER_USERNAME = env_int("KGB_LOGIN_FAILURES_PER_USERNAME", 5, minimum=1)
+LOGIN_FAILURES_PER_ADDRESS = env_int("KGB_LOGIN_FAILURES_PER_ADDRESS", 20, minimum=1)
+LOGIN_FAILURES_PER_ACCOUNT = env_int("KGB_LOGIN_FAILURES_PER_ACCOUNT", 50, minimum=1)
 LOGIN_FAILURE_WINDOW_S = env_int("KGB_LOGIN_FAILURE_WINDOW_S", 900, minimum=1)
+LOGIN_USUAL_ADDRESS_DAYS = env_int("KGB_LOGIN_USUAL_ADDRESS_DAYS", 90, minimum=1)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

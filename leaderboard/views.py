@@ -28,7 +28,13 @@ from evaluator import selectors as evaluator_selectors
 from kgsite.errors import ApplicationError
 from leaderboard import charts, selectors, services
 from leaderboard.forms import LeaderboardFilterForm, SignUpForm, SubmissionUploadForm
-from leaderboard.login_throttle import THROTTLED, ThrottledAuthenticationForm
+from leaderboard.login_throttle import (
+    THROTTLED,
+    ThrottledAuthenticationForm,
+    login_try,
+    record_login_success,
+    set_device_cookie,
+)
 from leaderboard.throttles import signup_throttle_allows, submission_throttle_allows
 from operators.models import OperatorSource
 
@@ -364,7 +370,10 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, "Welcome! Your account is ready; create an API token below to submit from the CLI.")
-        return redirect("account")
+        record_login_success(login_try(request, user.get_username()))  # this address is the account's first usual one
+        response = redirect("account")
+        set_device_cookie(response, username=user.get_username())
+        return response
     return render(request, "registration/signup.html", {"form": form})
 
 
@@ -372,6 +381,12 @@ class LoginView(auth_views.LoginView):
     """Django's login page with failed logins throttled: a refused try is a 429 with the form's message."""
 
     form_class = ThrottledAuthenticationForm
+
+    def form_valid(self, form: ThrottledAuthenticationForm) -> HttpResponse:
+        response = super().form_valid(form)
+        # this browser is now a device of the account: failures elsewhere never lock it out (login_throttle)
+        set_device_cookie(response, username=form.get_user().get_username())
+        return response
 
     def form_invalid(self, form: ThrottledAuthenticationForm) -> HttpResponse:
         response = super().form_invalid(form)

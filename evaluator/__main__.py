@@ -5,6 +5,14 @@
                               [--host-memory-gib G] [--flush write|read] [--clock events|kernel]
     python -m evaluator bundle run JOBS.json --out RESULTS.json [--device D] [--workers N]
                                    [--host-memory-gib G] [--flush write|read] [--clock events|kernel]
+                                   [--signing-key KEY]
+    python -m evaluator bundle sign RESULTS.json --signing-key KEY [--out SIGNED.json]
+    python -m evaluator bundle keygen --out KEY
+
+Results files are signed with the runner's Ed25519 private key (evaluator/harness/signing.py), which
+needs the `cryptography` package: on a GPU machine without it, `bundle run` writes the file unsigned
+and `bundle sign` signs it where the key is. `keygen` makes a key pair (the public key is printed,
+for the site's runner registration); the site can also make one when it registers the runner.
 
 `check` prints one JSON result on stdout and exits 0 whenever a verdict was reached; 2 for bad
 usage, 1 when the harness itself failed (the message is on stderr).
@@ -15,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -100,6 +109,18 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="correctness only (e.g. several bundle processes sharing one GPU, where timings mean nothing)",
     )
+    run.add_argument(
+        "--signing-key",
+        default=os.environ.get("KGB_RUNNER_SIGNING_KEY_FILE") or None,
+        help="the runner's Ed25519 private key (PEM) to sign the results with (default: $KGB_RUNNER_SIGNING_KEY_FILE; "
+        "none: unsigned, sign later with `bundle sign`); needs the `cryptography` package",
+    )
+    sign = bundle_sub.add_parser("sign", help="sign a results file with the runner's Ed25519 private key")
+    sign.add_argument("results", help="RESULTS.json (schema kgb.results/1)")
+    sign.add_argument("--signing-key", required=True, help="the runner's private key (PEM)")
+    sign.add_argument("--out", help="where to write the signed file (default: replace RESULTS.json)")
+    keygen = bundle_sub.add_parser("keygen", help="make a runner signing key pair; prints the public key")
+    keygen.add_argument("--out", required=True, help="the private key file to create (mode 0600, never overwritten)")
     return parser
 
 
@@ -160,7 +181,25 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _signing_key(path: str) -> Any:
+    """The loaded private key of a PEM file; SigningError (with the reason) when it is unusable."""
+    from evaluator.harness import signing
+
+    try:
+        pem = Path(path).read_bytes()
+    except OSError as exc:
+        raise signing.SigningError(f"cannot read the signing key {path}: {exc}") from None
+    return signing.load_private_key(pem)
+
+
+def _write_replacing(out: Path, document: dict) -> None:
+    partial = out.with_name(out.name + ".partial")
+    partial.write_text(json.dumps(document, indent=1), encoding="utf-8")
+    partial.replace(out)
+
+
 def _bundle_run(args: argparse.Namespace) -> int:
+    from evaluator.harness import signing
     from evaluator.harness.bundle import BundleError, run_bundle
 
     try:
@@ -168,6 +207,14 @@ def _bundle_run(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         print(f"error: cannot read job bundle {args.jobs}: {exc}", file=sys.stderr)
         return 2
+    signing_key = None
+    if args.signing_key:
+        # before any job runs: a key that cannot be used must not cost a night of GPU time
+        try:
+            signing_key = _signing_key(args.signing_key)
+        except signing.SigningError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
 
     def progress(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -176,9 +223,7 @@ def _bundle_run(args: argparse.Namespace) -> int:
 
     def write(document: dict) -> None:
         # replaced whole after every finished job: a run cut off by a time limit keeps its results
-        partial = out.with_name(out.name + ".partial")
-        partial.write_text(json.dumps(document, indent=1), encoding="utf-8")
-        partial.replace(out)
+        _write_replacing(out, document)
 
     try:
         results = run_bundle(
@@ -190,12 +235,65 @@ def _bundle_run(args: argparse.Namespace) -> int:
             clock=args.clock,
             progress=progress,
             checkpoint=write,
+            signing_key=signing_key,
         )
     except BundleError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     write(results)
     progress(f"wrote {len(results['results'])} results to {args.out}")
+    if signing_key is None:
+        progress(f"unsigned: sign it with `python -m evaluator bundle sign {args.out} --signing-key KEY` before import")
+    return 0
+
+
+def _bundle_sign(args: argparse.Namespace) -> int:
+    from evaluator.harness import signing
+    from evaluator.harness.bundle import RESULTS_SCHEMA
+
+    try:
+        document = json.loads(Path(args.results).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(f"error: cannot read results file {args.results}: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(document, dict) or document.get("schema") != RESULTS_SCHEMA:
+        print(f"error: not a results file (schema must be {RESULTS_SCHEMA!r})", file=sys.stderr)
+        return 2
+    try:
+        key = _signing_key(args.signing_key)
+    except signing.SigningError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    document["signature"] = signing.sign_document(document, key)
+    _write_replacing(Path(args.out or args.results), document)
+    print(
+        f"signed {len(document.get('results') or [])} results with key {document['signature']['key_id']}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _bundle_keygen(args: argparse.Namespace) -> int:
+    from evaluator.harness import signing
+
+    try:
+        pem, public = signing.generate_key_pair()
+    except signing.SigningError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        # created 0600 and never over an existing key (that would orphan its registration)
+        descriptor = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        print(f"error: cannot create {args.out}: {exc}", file=sys.stderr)
+        return 2
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(pem)
+    print(public)
+    print(
+        f"private key written to {args.out}; give the public key above to the site's runner registration",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -204,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "check":
             return _check(args)
-        return _bundle_run(args)
+        return {"run": _bundle_run, "sign": _bundle_sign, "keygen": _bundle_keygen}[args.bundle_command](args)
     except Exception as exc:  # a harness failure: say what broke, exit 1
         import traceback
 

@@ -42,6 +42,13 @@ class RunnerAuditEventInline(admin.TabularInline):
 class RunnerRegisterForm(forms.Form):
     chip = forms.ModelChoiceField(queryset=Chip.objects.filter(active=True))
     name = forms.CharField(max_length=100, help_text="e.g. the host name; unique per chip.")
+    signing_public_key = forms.CharField(
+        required=False,
+        max_length=64,
+        label="Signing public key",
+        help_text="Optional: ed25519:... printed by `python -m evaluator bundle keygen` on the runner's side. "
+        "Left empty, the site makes the key pair and shows the private key once.",
+    )
 
 
 @admin.register(Runner)
@@ -49,11 +56,14 @@ class RunnerAdmin(admin.ModelAdmin):
     list_display = ("name", "chip", "state", "online", "last_heartbeat_at", "current_job", "token_id")
     list_filter = ("chip", "state")
     search_fields = ("name", "token_id")
+    # the token's hash is neither shown nor editable: credentials change only through the services
+    exclude = ("token_hash",)
     readonly_fields = (
         "chip",
         "state",
         "token_id",
-        "token_hash",
+        "signing_key_id",
+        "signing_public_key",
         "current_job",
         "last_heartbeat_at",
         "last_environment",
@@ -61,7 +71,7 @@ class RunnerAdmin(admin.ModelAdmin):
         "created_by",
         "created_at",
     )
-    actions = ["drain_runners", "disable_runners", "activate_runners", "rotate_tokens"]
+    actions = ["drain_runners", "disable_runners", "activate_runners", "rotate_tokens", "new_signing_keys"]
     inlines = [RunnerAuditEventInline]
 
     @admin.display(boolean=True)
@@ -97,14 +107,19 @@ class RunnerAdmin(admin.ModelAdmin):
         }
         if request.method == "POST" and form.is_valid():
             try:
-                runner, token = services.register_runner(
-                    chip=form.cleaned_data["chip"], name=form.cleaned_data["name"], user=request.user
+                issued = services.enroll_runner(
+                    chip=form.cleaned_data["chip"],
+                    name=form.cleaned_data["name"],
+                    user=request.user,
+                    signing_public_key=form.cleaned_data["signing_public_key"] or None,
                 )
             except ApplicationError as error:  # shown on the form
-                form.add_error("name", error.message)
+                form.add_error("signing_public_key" if "key" in error.code else "name", error.message)
             else:
-                # rendered directly, never stored in a message or session: this is the only time it is shown
-                return self._token_page(request, [(runner, token)], "Runner registered")
+                # rendered directly, never stored in a message or session: this is the only time they are shown
+                return self._token_page(
+                    request, [(issued.runner, issued.token, issued.signing_key)], "Runner registered"
+                )
         return TemplateResponse(request, "evaluator/admin/register_runner.html", context)
 
     def _token_page(self, request: HttpRequest, issued: list, title: str) -> HttpResponse:
@@ -132,8 +147,17 @@ class RunnerAdmin(admin.ModelAdmin):
 
     @admin.action(description="Rotate token (shows the new tokens once)", permissions=["change"])
     def rotate_tokens(self, request: HttpRequest, queryset) -> HttpResponse:
-        issued = [(runner, services.rotate_token(runner=runner, user=request.user)) for runner in queryset]
+        issued = [(runner, services.rotate_token(runner=runner, user=request.user), None) for runner in queryset]
         return self._token_page(request, issued, "New runner tokens")
+
+    @admin.action(description="New signing key (shows the private keys once)", permissions=["change"])
+    def new_signing_keys(self, request: HttpRequest, queryset) -> HttpResponse:
+        issued = []
+        for runner in queryset:
+            private_key = services.issue_signing_key(runner=runner, user=request.user)
+            runner.refresh_from_db()  # its new public key, shown beside the private one
+            issued.append((runner, None, private_key))
+        return self._token_page(request, issued, "New runner signing keys")
 
 
 class JobEventInline(admin.TabularInline):

@@ -26,8 +26,11 @@ from evaluator.serializers import (
     FailOutput,
     HeartbeatInput,
     HeartbeatOutput,
+    LeaseInput,
+    LeaseOutput,
     ResultInput,
     ResultOutput,
+    validate_lease,
     validate_result,
 )
 from evaluator.vocabulary import RunnerState
@@ -170,14 +173,27 @@ class ClaimApi(RunnerAPIView):
         return Response(claimed.payload)
 
 
+class LeaseApi(RunnerAPIView):
+    @extend_schema(request=LeaseInput, responses={200: LeaseOutput, **ERRORS}, tags=["runner"])
+    def post(self, request: Request, job_id) -> Response:
+        services.check_job_access(runner=request.auth, job_id=job_id)
+        data = LeaseInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = services.renew_lease(runner=request.auth, job_id=job_id, lease=data.validated_data["lease"])
+        return Response(
+            {"job_id": str(job.id), "lease": str(job.lease_id), "lease_expires_at": job.lease_expires_at.isoformat()}
+        )
+
+
 class ResultApi(RunnerAPIView):
     @extend_schema(request=ResultInput, responses={200: ResultOutput, 201: ResultOutput, **ERRORS}, tags=["runner"])
     def post(self, request: Request, job_id) -> Response:
         services.check_job_access(runner=request.auth, job_id=job_id)
         body = request.data
         result = body.get("result", body) if isinstance(body, dict) else body
+        lease = validate_lease(body.get("lease")) if isinstance(body, dict) and "result" in body else None
         result = validate_result(result)
-        evaluation, created = services.record_result(runner=request.auth, job_id=job_id, result=result)
+        evaluation, created = services.record_result(runner=request.auth, job_id=job_id, result=result, lease=lease)
         return Response(
             {
                 "job_id": str(job_id),
@@ -195,5 +211,7 @@ class FailApi(RunnerAPIView):
         services.check_job_access(runner=request.auth, job_id=job_id)
         data = FailInput(data=request.data)
         data.is_valid(raise_exception=True)
-        job = services.fail_job(runner=request.auth, job_id=job_id, error=data.validated_data["error"])
+        job = services.fail_job(
+            runner=request.auth, job_id=job_id, error=data.validated_data["error"], lease=data.validated_data["lease"]
+        )
         return Response({"job_id": str(job.id), "state": job.state, "deliveries": job.deliveries})

@@ -76,12 +76,20 @@ class Chip(models.Model):
 
 
 class Runner(models.Model):
-    """A registered machine for one chip. Its token is shown once and stored hashed (sha256)."""
+    """A registered machine for one chip. Its token is shown once and stored hashed (sha256). Its
+    results files are signed with an Ed25519 key pair: the runner keeps the private key, the site
+    stores only the public key (evaluator/harness/signing.py); nothing stored here can sign."""
 
     name = models.CharField(max_length=100)
     chip = models.ForeignKey(Chip, on_delete=models.PROTECT, related_name="runners")
     token_id = models.CharField(max_length=16, unique=True, help_text="Public part of the token, for lookup.")
     token_hash = models.CharField(max_length=64, help_text="sha256 hex of the whole token.")
+    signing_public_key = models.CharField(
+        max_length=64, blank=True, default="", help_text="Ed25519 public key of results files (ed25519:<base64>)."
+    )
+    signing_key_id = models.CharField(
+        max_length=16, blank=True, default="", help_text="First 16 hex of the public key's sha256: names the signer."
+    )
     state = models.CharField(max_length=10, choices=RunnerState.choices, default=RunnerState.ACTIVE)
     last_heartbeat_at = models.DateTimeField(null=True, blank=True)
     last_environment = models.JSONField(default=dict, blank=True)
@@ -95,6 +103,15 @@ class Runner(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["chip", "name"], name="runner_unique_name_per_chip"),
             models.CheckConstraint(condition=models.Q(state__in=RunnerState.values), name="runner_state_valid"),
+            # import_results finds the signer of a results file by its key id (and the index this makes)
+            models.UniqueConstraint(
+                fields=["signing_key_id"], condition=~models.Q(signing_key_id=""), name="runner_unique_signing_key"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(signing_key_id="", signing_public_key="")
+                | (~models.Q(signing_key_id="") & ~models.Q(signing_public_key="")),
+                name="runner_signing_key_complete",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -126,6 +143,14 @@ class EvaluationJob(models.Model):
     secret_seed = models.BigIntegerField(null=True, blank=True)
     timeout_s = models.PositiveIntegerField(default=600)
     deliveries = models.PositiveIntegerField(default=0, help_text="How many times a runner picked this job up.")
+    # the claim lease of the current delivery (evaluator.services.dispatch): set by a claim, renewed
+    # by the running worker, cleared when the job leaves `running`. A message for a job under a live
+    # lease is a duplicate; a running job whose lease ran out lost its runner and is queued again.
+    lease_id = models.UUIDField(null=True, blank=True, help_text="Claim lease of the current delivery.")
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a message for the job was last sent to its chip's queue."
+    )
     queued_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -136,6 +161,12 @@ class EvaluationJob(models.Model):
         constraints = [
             models.CheckConstraint(condition=models.Q(state__in=JobState.values), name="job_state_valid"),
             models.CheckConstraint(condition=models.Q(tier__in=Tier.values), name="job_tier_valid"),
+            # a lease has both parts, and only a running job holds one
+            models.CheckConstraint(
+                condition=models.Q(lease_id__isnull=True, lease_expires_at__isnull=True)
+                | models.Q(lease_id__isnull=False, lease_expires_at__isnull=False, state=JobState.RUNNING),
+                name="job_lease_only_running",
+            ),
         ]
         indexes = [
             # queue depth per chip and the runners page's in-flight list
@@ -144,6 +175,12 @@ class EvaluationJob(models.Model):
             models.Index(fields=["attempt", "state"], name="job_attempt_state_idx"),
             # the queue cap: a user's queued and running jobs (evaluator.services.dispatch)
             models.Index(fields=["owner", "state"], name="job_owner_state_idx"),
+            # the lease reaper: running jobs of a chip whose lease ran out (requeue_expired_leases)
+            models.Index(
+                fields=["chip", "lease_expires_at"],
+                condition=models.Q(state=JobState.RUNNING),
+                name="job_running_lease_idx",
+            ),
         ]
 
     def __str__(self) -> str:

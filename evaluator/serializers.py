@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
 
 from rest_framework import serializers
 
@@ -79,6 +80,16 @@ def validate_result(result, *, where: str = "result") -> dict:
     return cleaned
 
 
+def validate_lease(value) -> str | None:
+    """The claim lease a runner sends with a result (None when it sends none: older agents)."""
+    if value is None:
+        return None
+    try:
+        return str(uuid.UUID(str(value)))
+    except ValueError:
+        raise Invalid("lease must be the lease id the claim answered") from None
+
+
 class HeartbeatInput(serializers.Serializer):
     environment = serializers.DictField(required=False, default=dict)
 
@@ -90,6 +101,11 @@ class HeartbeatInput(serializers.Serializer):
 
 class FailInput(serializers.Serializer):
     error = serializers.CharField(max_length=MAX_TEXT, allow_blank=False, trim_whitespace=True)
+    lease = serializers.UUIDField(required=False, allow_null=True, default=None, help_text="the claim's lease id")
+
+
+class LeaseInput(serializers.Serializer):
+    lease = serializers.UUIDField(help_text="the lease id the claim answered")
 
 
 # --- shapes for the OpenAPI schema (the views build these dicts in evaluator.api / services) ----
@@ -97,6 +113,12 @@ class FailInput(serializers.Serializer):
 
 class ResultInput(serializers.Serializer):
     result = serializers.DictField(help_text="The harness result JSON (kgb.result/1).")
+    lease = serializers.UUIDField(
+        required=False,
+        allow_null=True,
+        help_text="The claim's lease id: a result under a lease that is no longer the job's is refused (409 "
+        "lease_lost). Without it, the job must be running on this runner.",
+    )
 
 
 class ConfigOutput(serializers.Serializer):
@@ -127,6 +149,19 @@ class SolutionOutput(serializers.Serializer):
     sha256 = serializers.CharField()
 
 
+class ClaimLeaseOutput(serializers.Serializer):
+    id = serializers.UUIDField(help_text="sent back with renewals, the result and failures")
+    expires_at = serializers.DateTimeField()
+    seconds = serializers.FloatField(help_text="how long the lease lives without renewal")
+    renew_every_s = serializers.FloatField(help_text="how often the worker renews it (POST jobs/<id>/lease)")
+
+
+class LeaseOutput(serializers.Serializer):
+    job_id = serializers.UUIDField()
+    lease = serializers.UUIDField()
+    lease_expires_at = serializers.DateTimeField()
+
+
 class ClaimOutput(serializers.Serializer):
     job_id = serializers.UUIDField()
     operator = serializers.CharField()
@@ -147,6 +182,7 @@ class ClaimOutput(serializers.Serializer):
         help_text="Held-out full-tier jobs only, when the site has hidden cases for the operator: extra cases "
         "in the format of the operator's full-tier cases, for the trusted harness (never the candidate).",
     )
+    lease = ClaimLeaseOutput(help_text="The claim lease of this delivery.")
 
 
 class ResultOutput(serializers.Serializer):

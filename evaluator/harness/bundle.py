@@ -1,5 +1,9 @@
 """Job bundles for air-gapped runners: `kgb.jobs/1` in, `kgb.results/1` out (docs/harness.md).
 
+The results document is signed with the runner's Ed25519 private key when one is given
+(evaluator.harness.signing, which needs the `cryptography` package); otherwise it is written
+unsigned and signed afterwards where the key is (`python -m evaluator bundle sign`).
+
 A job whose bundle entry is malformed (unknown operator, bad tier, sha256 not matching the
 source) gets a result with verdict runtime_error and a reason starting "bundle:"; the run goes on.
 """
@@ -9,7 +13,6 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import hashlib
-import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -75,12 +78,14 @@ def run_bundle(
     clock: str | None = None,
     progress: Callable[[str], None] | None = None,
     checkpoint: Callable[[dict[str, Any]], None] | None = None,
+    signing_key: Any = None,
 ) -> dict[str, Any]:
     """The signed results document of a job bundle, evaluated with `config` (the bundle supplies
     the chip, `workers` the pool size; `timing=False` checks correctness only). The timing
     protocol is `flush`/`clock` where given, else the bundle's, else the default. `checkpoint`,
     when given, receives a complete (signed) document of the jobs finished so far after each
-    one, so a run cut off by a time limit keeps what it finished."""
+    one, so a run cut off by a time limit keeps what it finished. `signing_key` (from
+    signing.load_private_key) signs every document; without it they are unsigned."""
     if not isinstance(jobs, dict) or jobs.get("schema") != JOBS_SCHEMA:
         raise BundleError(f"not a job bundle (schema must be {JOBS_SCHEMA!r})")
     job_list = jobs.get("jobs")
@@ -136,7 +141,9 @@ def run_bundle(
                     f"({result['duration_s']:.1f} s)"
                 )
                 if checkpoint is not None:
-                    checkpoint(_document(harness.chip, environment, [finished[n] for n in sorted(finished)]))
+                    checkpoint(
+                        _document(harness.chip, environment, [finished[n] for n in sorted(finished)], signing_key)
+                    )
             return item
 
         # with several workers, attempts check side by side and take the device alone to time
@@ -146,15 +153,12 @@ def run_bundle(
                 results = list(executor.map(one, range(1, len(job_list) + 1), job_list))
         else:
             results = [one(number, job) for number, job in enumerate(job_list, 1)]
-    return _document(harness.chip, environment, results)
+    return _document(harness.chip, environment, results, signing_key)
 
 
-def _document(chip: str, environment: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
-    token = os.environ.get("KGB_RUNNER_TOKEN")
-    return {
-        "schema": RESULTS_SCHEMA,
-        "chip": chip,
-        "environment": environment,
-        "results": results,
-        "signature": signing.sign_results(results, token) if token else None,
-    }
+def _document(
+    chip: str, environment: dict[str, Any], results: list[dict[str, Any]], signing_key: Any
+) -> dict[str, Any]:
+    document = {"schema": RESULTS_SCHEMA, "chip": chip, "environment": environment, "results": results}
+    document["signature"] = signing.sign_document(document, signing_key) if signing_key is not None else None
+    return document

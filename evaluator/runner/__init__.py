@@ -6,4 +6,4 @@ Celery worker per accelerator consuming `chip.<slug>`, claims each job over HTTP
 with the harness and posts the result, and sends heartbeats with an environment fingerprint.
 """
 
-AGENT_VERSION = "1"
+AGENT_VERSION = "2"  # 2: claim leases (renewed while a job runs, sent with its result)

@@ -71,8 +71,12 @@ class SiteClient:
     def claim(self, job_id: str) -> dict:
         return self._request("POST", f"jobs/{job_id}/claim")
 
-    def post_result(self, job_id: str, result: dict) -> dict:
-        return self._request("POST", f"jobs/{job_id}/result", {"result": result})
+    def renew_lease(self, job_id: str, lease: str) -> dict:
+        return self._request("POST", f"jobs/{job_id}/lease", {"lease": lease})
 
-    def fail(self, job_id: str, error: str) -> dict:
-        return self._request("POST", f"jobs/{job_id}/fail", {"error": error[-4000:] or "unknown runner error"})
+    def post_result(self, job_id: str, result: dict, lease: str | None = None) -> dict:
+        return self._request("POST", f"jobs/{job_id}/result", {"result": result, "lease": lease})
+
+    def fail(self, job_id: str, error: str, lease: str | None = None) -> dict:
+        body = {"error": error[-4000:] or "unknown runner error", "lease": lease}
+        return self._request("POST", f"jobs/{job_id}/fail", body)

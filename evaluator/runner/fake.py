@@ -2,7 +2,8 @@
 
 Enabled by `--fake-harness` or KGB_RUNNER_FAKE_HARNESS=1. KGB_FAKE_HARNESS_SLEEP_S makes each
 evaluation take that long; KGB_FAKE_HARNESS_PID_DIR makes it write its pid to <dir>/<job_id> while
-it runs, so a fault test can kill the process that holds a job.
+it runs, so a fault test can kill the process that holds a job; KGB_FAKE_HARNESS_RUN_LOG makes it
+append `<job_id> <pid>` to that file as each evaluation starts, so a test can count the runs of a job.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ class FakeHarness:
     def __init__(self, *args, **kwargs):
         self.sleep_s = float(os.environ.get("KGB_FAKE_HARNESS_SLEEP_S", "0"))
         self.pid_dir = os.environ.get("KGB_FAKE_HARNESS_PID_DIR")
+        self.run_log = os.environ.get("KGB_FAKE_HARNESS_RUN_LOG")
 
     def __enter__(self) -> FakeHarness:
         return self
@@ -38,6 +40,9 @@ class FakeHarness:
     ) -> dict:
         if self.pid_dir and job_id:
             Path(self.pid_dir, job_id).write_text(str(os.getpid()))
+        if self.run_log and job_id:
+            with open(self.run_log, "a", encoding="utf-8") as log:  # one short append: atomic across processes
+                log.write(f"{job_id} {os.getpid()}\n")
         started = time.monotonic()
         time.sleep(self.sleep_s)
         # one passing entry per case of the tier, as the real harness writes them (the site checks

@@ -3,6 +3,11 @@
 It reads its settings and the runner token from stdin (never argv or the environment, which the
 candidate processes it runs could read), builds its own Celery app (no Django) and consumes the
 chip's queue with late acknowledgement and a prefetch of one.
+
+Each claim answers a lease: while the job runs, a LeaseKeeper thread in the process running it
+renews the lease (so it lives exactly as long as that process), and the result or failure is
+sent with it. A message whose claim answers `leased` is a duplicate of a job running elsewhere:
+it is acknowledged and dropped.
 """
 
 from __future__ import annotations
@@ -30,7 +35,48 @@ HARNESS = None
 SECRETS: tuple[str, ...] = ()  # the runner token, scrubbed from every result
 NOT_ACTIVE_BACKOFF_S = 5.0
 ORPHAN_GRACE_S = 30.0
-FINAL_CLAIM_ANSWERS = {"already_recorded", "job_failed", "job_cancelled", "not_found"}
+# acknowledged without work: the job is final, or (leased) running under another delivery's live lease
+FINAL_CLAIM_ANSWERS = {"already_recorded", "job_failed", "job_cancelled", "not_found", "leased"}
+
+
+class LeaseKeeper:
+    """Renews a job's claim lease every `renew_every_s` until stopped, from a thread of the process
+    that runs the job: if that process dies, renewals stop and the site queues the job again once
+    the lease runs out. A renewal refused as `lease_lost` ends the keeping (the job went to another
+    delivery, or is final); the run goes on and its result is refused or a duplicate."""
+
+    def __init__(self, job_id: str, lease: dict):
+        self.job_id = job_id
+        self.lease_id = lease.get("id")
+        self.every_s = max(0.2, float(lease.get("renew_every_s") or 10.0))
+        self.lost = threading.Event()
+        self.stopped = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> LeaseKeeper:
+        if self.lease_id:
+            self.thread = threading.Thread(target=self._run, daemon=True, name=f"lease-{self.job_id[:8]}")
+            self.thread.start()
+        return self
+
+    def _run(self) -> None:
+        # its own HTTP session (requests sessions are not thread-safe), giving up on one renewal
+        # within the interval rather than retrying past the lease
+        client = SiteClient(SETTINGS["site"], SECRETS[0], max_wait_s=self.every_s, timeout_s=self.every_s)
+        while not self.stopped.wait(self.every_s):
+            try:
+                client.renew_lease(self.job_id, self.lease_id)
+            except ApiError as error:
+                log.warning("job %s: lease renewal refused (%s); no more renewals", self.job_id, error)
+                self.lost.set()
+                return
+            except SiteUnreachable as error:
+                log.warning("job %s: lease renewal failed: %s", self.job_id, error)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self.thread is not None:
+            self.thread.join(timeout=self.every_s + 5)
 
 
 def build_app(settings: dict) -> Celery:
@@ -133,31 +179,38 @@ def evaluate_task(task, job_id: str) -> dict:
     except SiteUnreachable as error:
         raise Reject(str(error), requeue=True) from None
 
+    lease = payload.get("lease") or {}
+    lease_id = lease.get("id")
+    keeper = LeaseKeeper(job_id, lease).start()
     try:
         result = _evaluate(job_id, payload)
     except SoftTimeLimitExceeded:
-        return _report_failure(job_id, f"runner time limit exceeded (harness timeout {payload.get('timeout_s')} s)")
+        return _report_failure(
+            job_id, f"runner time limit exceeded (harness timeout {payload.get('timeout_s')} s)", lease_id
+        )
     except Exception:  # the harness itself broke: report it, the site redelivers or gives up
-        return _report_failure(job_id, "harness error:\n" + traceback.format_exc()[-3000:])
+        return _report_failure(job_id, "harness error:\n" + traceback.format_exc()[-3000:], lease_id)
+    finally:
+        keeper.stop()
 
     try:
-        answer = CLIENT.post_result(job_id, result)
+        answer = CLIENT.post_result(job_id, result, lease=lease_id)
     except SiteUnreachable as error:
         raise Reject(str(error), requeue=True) from None
     except ApiError as error:
         log.error("job %s: result refused: %s", job_id, error)
         if error.status == 400:
-            return _report_failure(job_id, f"the site refused the harness result: {error.detail}")
+            return _report_failure(job_id, f"the site refused the harness result: {error.detail}", lease_id)
         return {"job_id": job_id, "refused": error.code}
     log.info("job %s: %s%s", job_id, answer.get("verdict"), " (duplicate)" if answer.get("duplicate") else "")
     return {"job_id": job_id, "verdict": answer.get("verdict")}
 
 
-def _report_failure(job_id: str, error: str) -> dict:
+def _report_failure(job_id: str, error: str, lease_id: str | None = None) -> dict:
     """Tell the site (it re-queues or fails the job). If the site cannot be told, the message goes
     back to the broker rather than being acknowledged with the job left running."""
     try:
-        CLIENT.fail(job_id, error)
+        CLIENT.fail(job_id, error, lease=lease_id)
     except SiteUnreachable as unreachable:
         raise Reject(str(unreachable), requeue=True) from None
     except ApiError as refused:

@@ -50,27 +50,46 @@ class ImportSummary:
     runner_failures: list[str] = field(default_factory=list)
 
 
+SIGN_HINT = (
+    "sign it with the runner's Ed25519 private key: `python -m evaluator bundle run ... --signing-key KEY`, "
+    "or afterwards `python -m evaluator bundle sign RESULTS.json --signing-key KEY`"
+)
+
+
 def _signing_runner(bundle: object) -> tuple[Runner, list]:
-    """The runner whose token signed the bundle, and its results; refused unless the signature holds."""
+    """The runner whose Ed25519 key signed the bundle, and its results; refused unless the signature
+    holds under the public key the site stores. Nothing the site stores or shows can make one."""
     if not isinstance(bundle, dict) or bundle.get("schema") != RESULTS_SCHEMA:
         raise Invalid(f"not a results bundle (schema must be {RESULTS_SCHEMA!r})")
     signature = bundle.get("signature")
-    if (
-        not isinstance(signature, dict)
-        or not isinstance(signature.get("token_id"), str)
-        or not isinstance(signature.get("hmac_sha256"), str)
-    ):
-        raise Invalid("the results file is not signed (run the bundle with the runner's token)", code="unsigned")
-    runner = Runner.objects.select_related("chip").filter(token_id=signature["token_id"]).first()
+    problem = signing.signature_problem(signature)
+    if problem == "retired":
+        raise Invalid(
+            "the results file is signed with the retired HMAC scheme (keyed by the token hash the site stores, so "
+            f"anyone who could read it could forge results); such files are refused: {SIGN_HINT}",
+            code="retired_signature",
+        )
+    if not isinstance(signature, dict):
+        raise Invalid(f"the results file is not signed: {SIGN_HINT}", code="unsigned")
+    if problem is not None:
+        raise Invalid(problem, code="bad_signature")
+    runner = (
+        Runner.objects.select_related("chip")
+        .filter(signing_key_id=signature["key_id"])
+        .exclude(signing_key_id="")
+        .first()
+    )
     if runner is None:
-        raise Invalid("the signing token is unknown or was rotated", code="bad_signature")
+        raise Invalid(
+            f"the signing key {signature['key_id'][:16]!r} is no runner's (unknown, or replaced by a new key)",
+            code="bad_signature",
+        )
     results = bundle.get("results")
     if not isinstance(results, list):
         raise Invalid("'results' must be a list")
-    # the site stores sha256(token) hex, which is exactly the signing key (evaluator/harness/signing.py)
-    if not signing.verify_results(results, signature, key=runner.token_hash.encode()):
+    if not signing.verify_document(bundle, runner.signing_public_key):
         raise Invalid(
-            "the signature does not match the results (tampered file, or another runner's token)", code="bad_signature"
+            "the signature does not match the file (tampered with, or signed with another key)", code="bad_signature"
         )
     return runner, results
 
@@ -78,9 +97,10 @@ def _signing_runner(bundle: object) -> tuple[Runner, list]:
 def import_results(
     *, bundle: dict, runner_name: str | None = None, user: AbstractBaseUser | None = None
 ) -> ImportSummary:
-    """Record a signed results bundle. The signature (HMAC-SHA256 keyed by the sha256 of the
-    runner's token, which is exactly what the site stores) names and authenticates the runner;
-    all results are validated before any is recorded, and the whole file is one transaction."""
+    """Record a signed results bundle. The signature (Ed25519, by the runner's private key, checked
+    with the public key the site stores) names and authenticates the runner and covers the whole
+    file; all results are validated before any is recorded, and the whole file is one transaction.
+    Files signed with the retired HMAC scheme are refused (`retired_signature`)."""
     runner, results = _signing_runner(bundle)
     if runner.state == RunnerState.DISABLED:
         raise Forbidden(f"runner {runner.name} is disabled", code="runner_disabled")

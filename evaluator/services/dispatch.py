@@ -1,16 +1,26 @@
 """Writes of job dispatch: creating jobs (under the owner's queue cap), sending them to the chip's
-queue after commit, claims, runner failures, cancellation and resending lost messages.
+queue after commit, claims and their leases, runner failures, cancellation and resending lost
+messages.
 
-Job rows are locked with select_for_update, so concurrent deliveries of one job (a redelivered
-Celery message racing a slow runner) resolve to one outcome on PostgreSQL; on SQLite the IMMEDIATE
-transactions serialise writers. A job that settles (done, failed, cancelled) sends
-evaluator.signals.job_settled in the same transaction.
+A claim takes a lease on the job for this one delivery (lease_id, lease_expires_at): the worker
+running it renews the lease every third of its length (renew_lease) and sends the lease with its
+result or failure. While the lease is live, any other message for the job (a resend, a broker
+redelivery, a second runner of the chip) is a duplicate: its claim answers `leased` and the worker
+drops it, without counting a delivery. A lease that runs out means its runner is lost (killed
+agent, dead machine, network cut): requeue_expired_leases puts the job back in the queue and sends
+it again, on every runner heartbeat of the chip, on the job's next claim, and from
+`manage.py resend_queued_jobs`. So a lost runner is noticed within a lease and a heartbeat interval.
+
+Job rows are locked with select_for_update, so concurrent deliveries of one job resolve to one
+outcome on PostgreSQL; on SQLite the IMMEDIATE transactions serialise writers. A job that settles
+(done, failed, cancelled) sends evaluator.signals.job_settled in the same transaction.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import uuid
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -20,6 +30,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from evaluator import hidden_cases, selectors, signals
@@ -58,6 +70,13 @@ def _send_job(job_id: str, queue: str, timeout_s: int) -> None:
     )
 
 
+def lease_s() -> float:
+    """How long a claim lease lives without renewal: KGB_JOB_LEASE_S, by default one runner
+    heartbeat interval (KGB_RUNNER_HEARTBEAT_S). Workers renew every third of it, so two lost
+    renewals in a row are survived."""
+    return float(getattr(settings, "KGB_JOB_LEASE_S", None) or settings.KGB_RUNNER_HEARTBEAT_S)
+
+
 def _enqueue_after_commit(job: EvaluationJob) -> None:
     job_id, queue, timeout_s = str(job.id), job.chip.queue_name, job.timeout_s
     # robust: a broker that is down must not turn a committed upload into an error page; the job
@@ -90,9 +109,10 @@ def settle_job(
     place a job settles. `error` is kept on failed jobs (why there is no verdict)."""
     previous = job.state
     job.state, job.finished_at = state, timezone.now()
+    job.lease_id = job.lease_expires_at = None
     if error:
         job.error = error[:4000]
-    job.save(update_fields=["state", "finished_at", "runner", "error"])
+    job.save(update_fields=["state", "finished_at", "runner", "error", "lease_id", "lease_expires_at"])
     _event(job, previous, state, runner=runner, user=user, detail=detail)
     signals.job_settled.send(sender=EvaluationJob, job=job)
 
@@ -134,6 +154,7 @@ def create_jobs(
             chip=chip,
             tier=tier,
             timeout_s=TIER_TIMEOUT_S[tier],
+            sent_at=timezone.now(),
             # from `secrets`, never `random`: the seed must not be predictable from other runs
             secret_seed=secrets.randbits(63) if held_out else None,
         )
@@ -180,6 +201,75 @@ class ClaimedJob:
     payload: dict = field(default_factory=dict)
 
 
+def lease_fields(job: EvaluationJob) -> dict:
+    """The lease part of a claim's answer: its id (sent back with renewals, the result and failures),
+    when it runs out, and how often the worker renews it."""
+    return {
+        "id": str(job.lease_id),
+        "expires_at": job.lease_expires_at.isoformat(),
+        "seconds": lease_s(),
+        "renew_every_s": round(lease_s() / 3, 3),
+    }
+
+
+def lease_expired(job: EvaluationJob, now=None) -> bool:
+    """Whether a running job's runner is lost: its lease ran out. A job claimed before leases
+    existed (no lease) is lost once past its hard time limit and a margin, as it was then."""
+    now = now or timezone.now()
+    if job.lease_expires_at is not None:
+        return job.lease_expires_at <= now
+    return job.started_at is None or (now - job.started_at).total_seconds() > stale_after_s(job)
+
+
+def _requeue_lost(job: EvaluationJob, now, *, send: bool, detail: str) -> bool:
+    """A locked running job whose runner is lost: back to queued (and sent again when `send`), or
+    failed for good at the delivery limit. True when it was queued again."""
+    lost = job.runner
+    if lost is not None:
+        release_runner(lost, job)
+    if job.deliveries >= settings.KGB_MAX_JOB_DELIVERIES:
+        error = f"given up after {job.deliveries} deliveries without a result (runner lost each time)"
+        settle_job(job, JobState.FAILED, runner=lost, detail=f"{detail}; {error}", error=error)
+        return False
+    job.state, job.lease_id, job.lease_expires_at = JobState.QUEUED, None, None
+    fields = ["state", "lease_id", "lease_expires_at"]
+    if send:
+        job.sent_at = now
+        fields.append("sent_at")
+    job.save(update_fields=fields)
+    _event(job, JobState.RUNNING, JobState.QUEUED, runner=lost, detail=detail)
+    if send:
+        _enqueue_after_commit(job)
+    return True
+
+
+def _lost_detail(job: EvaluationJob) -> str:
+    holder = job.runner.name if job.runner is not None else "unknown"
+    if job.lease_expires_at is None:
+        return f"runner {holder} lost: no result past the hard time limit (claimed before leases)"
+    return f"runner {holder} lost: its lease ran out at {job.lease_expires_at.isoformat()} without renewal"
+
+
+def requeue_expired_leases(*, chip: Chip | None = None) -> int:
+    """Queue again (and send) every running job whose lease ran out; at the delivery limit the job
+    fails instead. Returns how many were sent again. Safe to run anywhere, any time, concurrently:
+    each job is re-checked under its row lock."""
+    now = timezone.now()
+    candidates = EvaluationJob.objects.filter(state=JobState.RUNNING).filter(
+        Q(lease_expires_at__lte=now) | Q(lease_expires_at__isnull=True)
+    )
+    if chip is not None:
+        candidates = candidates.filter(chip=chip)
+    requeued = 0
+    for job_id in list(candidates.values_list("pk", flat=True)):
+        with transaction.atomic():
+            job = EvaluationJob.objects.select_for_update().select_related("chip", "runner").get(pk=job_id)
+            if job.state != JobState.RUNNING or not lease_expired(job, now):
+                continue
+            requeued += _requeue_lost(job, now, send=True, detail=_lost_detail(job))
+    return requeued
+
+
 def job_payload(job: EvaluationJob) -> dict:
     """What the runner's trusted harness needs. The seed is secret on held-out jobs: the harness
     keeps it in its own process and never hands it to the candidate. Held-out `full` jobs also carry
@@ -207,7 +297,9 @@ def job_payload(job: EvaluationJob) -> dict:
 
 
 def claim_job(*, runner: Runner, job_id) -> ClaimedJob:
-    """queued or running (a redelivery) -> running by this runner. Refused when the job is final."""
+    """queued -> running by this runner, under a new lease. A running job whose lease is live is
+    refused (`leased`: the message is a duplicate, nothing changes); one whose lease ran out lost
+    its runner and is taken over. Refused when the job is final."""
     outcome = _claim_job(runner, job_id)
     if isinstance(outcome, ApplicationError):
         # raised after the commit, so that giving up on a poison-pill job is kept
@@ -224,6 +316,18 @@ def _claim_job(runner: Runner, job_id) -> ClaimedJob | ApplicationError:
         return JobConflict("already recorded", code="already_recorded")
     if job.state in (JobState.FAILED, JobState.CANCELLED):
         return JobConflict(f"job is {job.state}", code=f"job_{job.state}")
+    now = timezone.now()
+    if job.state == JobState.RUNNING:
+        if not lease_expired(job, now):
+            holder = job.runner.name if job.runner is not None else "another runner"
+            until = job.lease_expires_at.isoformat() if job.lease_expires_at else "its hard time limit"
+            return JobConflict(
+                f"job is running under a live lease of runner {holder} (until {until}): this message is a duplicate",
+                code="leased",
+            )
+        # its runner is lost: this message takes the job over (no new message is needed)
+        if not _requeue_lost(job, now, send=False, detail=_lost_detail(job) + "; taken over by a claim"):
+            return JobConflict(job.error, code="job_failed")
     if job.deliveries >= settings.KGB_MAX_JOB_DELIVERIES:
         # a job whose runs keep killing their worker is a poison pill: stop redelivering it
         error = f"given up after {job.deliveries} deliveries without a result (runner lost each time)"
@@ -233,28 +337,58 @@ def _claim_job(runner: Runner, job_id) -> ClaimedJob | ApplicationError:
     job.state = JobState.RUNNING
     job.deliveries += 1
     job.runner = runner
-    job.started_at = timezone.now()
-    job.save(update_fields=["state", "deliveries", "runner", "started_at"])
-    _event(job, previous, JobState.RUNNING, runner=runner, detail=f"delivery {job.deliveries}")
+    job.started_at = now
+    job.lease_id, job.lease_expires_at = uuid.uuid4(), now + timedelta(seconds=lease_s())
+    job.save(update_fields=["state", "deliveries", "runner", "started_at", "lease_id", "lease_expires_at"])
+    _event(job, previous, JobState.RUNNING, runner=runner, detail=f"delivery {job.deliveries}, lease {job.lease_id}")
     Runner.objects.filter(pk=runner.pk).update(current_job=job)
-    return ClaimedJob(job=job, payload=job_payload(job))
+    return ClaimedJob(job=job, payload={**job_payload(job), "lease": lease_fields(job)})
+
+
+def check_lease(job: EvaluationJob, lease) -> None:
+    """Refused unless `lease` (when the runner sends one) is the job's current lease."""
+    if lease is not None and (job.lease_id is None or str(job.lease_id) != str(lease)):
+        raise JobConflict(
+            "this lease is no longer the job's: it ran out and the job went to another delivery",
+            code="lease_lost",
+        )
 
 
 @transaction.atomic
-def fail_job(*, runner: Runner, job_id, error: str) -> EvaluationJob:
+def renew_lease(*, runner: Runner, job_id, lease) -> EvaluationJob:
+    """Extend the lease of a job this runner is running. Refused (`lease_lost`) when the lease is
+    not the job's current one, or the job is past its hard time limit (a runner that keeps
+    renewing cannot hold a job for ever). A lease that ran out but was not yet taken is renewed."""
+    job = locked_job(job_id, runner)
+    if job.state != JobState.RUNNING or job.runner_id != runner.pk or job.lease_id is None:
+        raise JobConflict(f"job is {job.state} and holds no lease of this runner", code="lease_lost")
+    check_lease(job, lease)
+    now = timezone.now()
+    if job.started_at is not None and (now - job.started_at).total_seconds() > stale_after_s(job):
+        raise JobConflict("the job is past its hard time limit: the lease is not renewed", code="lease_lost")
+    job.lease_expires_at = now + timedelta(seconds=lease_s())
+    job.save(update_fields=["lease_expires_at"])
+    return job
+
+
+@transaction.atomic
+def fail_job(*, runner: Runner, job_id, error: str, lease=None) -> EvaluationJob:
     """A runner-level failure (no verdict). Back to the queue for another delivery, or failed for
-    good after the delivery limit. A report on a job already final changes nothing."""
+    good after the delivery limit. A report on a job already final changes nothing; one under a
+    lease that is no longer the job's is refused (`lease_lost`)."""
     job = locked_job(job_id, runner)
     if job.state in TERMINAL_JOB_STATES:
         return job
     if job.runner_id != runner.pk or job.state != JobState.RUNNING:
         raise JobConflict("this job is not running on this runner", code="not_claimed")
+    check_lease(job, lease)
     error = error[:4000]
     if job.deliveries >= settings.KGB_MAX_JOB_DELIVERIES:
         settle_job(job, JobState.FAILED, runner=runner, detail=error, error=error)
     else:
-        job.state, job.error = JobState.QUEUED, error
-        job.save(update_fields=["state", "error"])
+        job.state, job.error, job.sent_at = JobState.QUEUED, error, timezone.now()
+        job.lease_id = job.lease_expires_at = None
+        job.save(update_fields=["state", "error", "sent_at", "lease_id", "lease_expires_at"])
         _event(job, JobState.RUNNING, JobState.QUEUED, runner=runner, detail=f"runner failure, redelivering: {error}")
         _enqueue_after_commit(job)
     release_runner(runner, job)
@@ -271,26 +405,29 @@ def cancel_job(*, job: EvaluationJob, user: AbstractBaseUser | None, detail: str
 
 
 def stale_after_s(job: EvaluationJob) -> float:
-    """How long a running job may go without a result before its message is presumed lost: past
-    the hard time limit its worker would have enforced, plus a margin."""
+    """The longest a delivery may hold a job: the hard time limit its worker enforces, plus a
+    margin. Leases are not renewed past it."""
     return job.timeout_s * 1.2 + 120 + 600
 
 
 def resend_queued_jobs(*, older_than_s: int, chip: Chip | None = None) -> int:
-    """Send again the jobs still queued after `older_than_s` (a message lost while the broker was
-    down, or a broker that lost its data), and running jobs past their hard limit with no result
-    (a runner machine that vanished). A job that still has a message gets a second one; the claim
-    and the one-evaluation rule make the extra delivery harmless."""
+    """Send again only what is really lost: running jobs whose lease ran out (requeue_expired_leases)
+    and queued jobs whose last message went out more than `older_than_s` ago (a message lost while
+    the broker was down, or a broker that lost its data). A running job under a live lease is never
+    sent again. Returns how many messages were sent. Any extra message is harmless: its claim finds
+    the job leased or final and the worker drops it."""
     now = timezone.now()
-    queued = EvaluationJob.objects.filter(state=JobState.QUEUED, queued_at__lt=now - timedelta(seconds=older_than_s))
-    running = EvaluationJob.objects.filter(state=JobState.RUNNING, started_at__isnull=False)
+    count = requeue_expired_leases(chip=chip)
+    queued = (
+        EvaluationJob.objects.filter(state=JobState.QUEUED)
+        .annotate(last_sent=Coalesce("sent_at", "queued_at"))
+        .filter(last_sent__lt=now - timedelta(seconds=older_than_s))
+        .select_related("chip")
+    )
     if chip is not None:
-        queued, running = queued.filter(chip=chip), running.filter(chip=chip)
-    stale = [
-        job for job in running.select_related("chip") if (now - job.started_at).total_seconds() > stale_after_s(job)
-    ]
-    count = 0
-    for job in [*queued.select_related("chip"), *stale]:
+        queued = queued.filter(chip=chip)
+    jobs = list(queued)
+    EvaluationJob.objects.filter(pk__in=[job.pk for job in jobs]).update(sent_at=now)
+    for job in jobs:
         _send_job(str(job.id), job.chip.queue_name, job.timeout_s)
-        count += 1
-    return count
+    return count + len(jobs)

@@ -14,7 +14,7 @@ from evaluator import signals
 from evaluator.errors import JobConflict
 from evaluator.models import Evaluation, EvaluationJob, Runner
 from evaluator.services import result_checks
-from evaluator.services.dispatch import locked_job, release_runner, settle_job
+from evaluator.services.dispatch import check_lease, locked_job, release_runner, settle_job
 from evaluator.vocabulary import JobState
 
 
@@ -68,10 +68,14 @@ def _evaluation_fields(job: EvaluationJob, result: dict, *, problems: list[str] 
 
 
 @transaction.atomic
-def record_result(*, runner: Runner, job_id, result: dict, require_claim: bool = True) -> tuple[Evaluation, bool]:
+def record_result(
+    *, runner: Runner, job_id, result: dict, require_claim: bool = True, lease=None
+) -> tuple[Evaluation, bool]:
     """Store the verdict of a job exactly once. Returns (evaluation, created); a repeated post
     returns the first evaluation with created=False. `result` must already be validated
-    (evaluator.serializers.validate_result). Air-gapped imports pass require_claim=False."""
+    (evaluator.serializers.validate_result). `lease`, which runner agents send, must be the job's
+    current claim lease (a delivery whose lease ran out and went to another is refused,
+    `lease_lost`). Air-gapped imports pass require_claim=False."""
     job = locked_job(job_id, runner)
     existing = Evaluation.objects.filter(job=job).first()
     if existing is not None:
@@ -83,6 +87,7 @@ def record_result(*, runner: Runner, job_id, result: dict, require_claim: bool =
             raise JobConflict("this job is not claimed by this runner", code="not_claimed")
         if job.state != JobState.RUNNING:
             raise JobConflict(f"job is {job.state}, not running", code=f"job_{job.state}")
+        check_lease(job, lease)
     elif job.state in (JobState.FAILED, JobState.CANCELLED):
         raise JobConflict(f"job is {job.state}", code=f"job_{job.state}")
     # checked against its job before anything is ranked: a result with problems is recorded, rejected

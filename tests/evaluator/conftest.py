@@ -54,8 +54,23 @@ def staff(db):
 
 
 @pytest.fixture
-def runner_and_token(chip, staff):
-    return services.register_runner(chip=chip, name="gpu-box-1", user=staff)
+def credentials(chip, staff) -> services.RunnerCredentials:
+    """A runner registered as the admin page does: token and Ed25519 signing key pair."""
+    return services.enroll_runner(chip=chip, name="gpu-box-1", user=staff)
+
+
+@pytest.fixture
+def runner_and_token(credentials):
+    return credentials.runner, credentials.token
+
+
+def sign_bundle(bundle: dict, private_key_pem: str) -> dict:
+    """The bundle with an Ed25519 signature by that key, as `python -m evaluator bundle sign` makes it."""
+    from evaluator.harness import signing
+
+    signed = dict(bundle)
+    signed["signature"] = signing.sign_document(signed, signing.load_private_key(private_key_pem.encode()))
+    return signed
 
 
 @pytest.fixture

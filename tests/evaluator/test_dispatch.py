@@ -115,10 +115,14 @@ def test_a_broker_outage_at_commit_keeps_the_job_and_resend_recovers_it(
     assert sent_tasks[-1]["args"] == [str(jobs[0].id)] and sent_tasks[-1]["options"]["queue"] == "chip.h200"
 
 
-def test_a_running_job_past_its_hard_limit_is_resent_but_a_fresh_one_is_not(submission, chip, sent_tasks):
+def test_a_running_job_claimed_before_leases_is_resent_past_its_hard_limit_but_a_fresh_one_is_not(
+    submission, chip, sent_tasks, django_capture_on_commit_callbacks
+):
     stale, fresh = services.create_jobs(attempts=make_attempts(submission, 2), chip=chip, tier="full")
     now = timezone.now()
     EvaluationJob.objects.filter(pk=stale.pk).update(state=JobState.RUNNING, started_at=now - timedelta(hours=2))
     EvaluationJob.objects.filter(pk=fresh.pk).update(state=JobState.RUNNING, started_at=now - timedelta(minutes=5))
-    assert services.resend_queued_jobs(older_than_s=0) == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.resend_queued_jobs(older_than_s=0) == 1
     assert sent_tasks[-1]["args"] == [str(stale.id)]
+    assert EvaluationJob.objects.get(pk=stale.pk).state == JobState.QUEUED

@@ -111,11 +111,11 @@ class ScriptedClient:
     def claim(self, job_id):
         return self._answer("claim", self._claim, job_id)
 
-    def post_result(self, job_id, result):
-        return self._answer("result", self._post, job_id, result["verdict"])
+    def post_result(self, job_id, result, lease=None):
+        return self._answer("result", self._post, job_id, result["verdict"], lease)
 
-    def fail(self, job_id, error):
-        return self._answer("fail", self._fail, job_id)
+    def fail(self, job_id, error, lease=None):
+        return self._answer("fail", self._fail, job_id, lease)
 
 
 PAYLOAD = {
@@ -151,7 +151,7 @@ def test_task_claims_evaluates_and_posts(worker_module, monkeypatch):
     assert [call[0] for call in client.calls] == ["claim", "result"]
 
 
-@pytest.mark.parametrize("code", ["already_recorded", "job_failed", "job_cancelled"])
+@pytest.mark.parametrize("code", ["already_recorded", "job_failed", "job_cancelled", "leased"])
 def test_task_acknowledges_a_job_that_is_already_final(worker_module, monkeypatch, code):
     client = ScriptedClient(claim=ApiError(409, code, "x"))
     monkeypatch.setattr(worker_module, "CLIENT", client)
@@ -178,7 +178,7 @@ def test_a_harness_error_is_reported_and_an_unreachable_site_requeues(worker_mod
     client = ScriptedClient(claim=PAYLOAD, fail={"state": "queued"})
     monkeypatch.setattr(worker_module, "CLIENT", client)
     assert worker_module.evaluate_task(None, "j1")["failed"].startswith("harness error")
-    assert client.calls[-1] == ("fail", "j1")
+    assert client.calls[-1] == ("fail", "j1", None)
     monkeypatch.setattr(worker_module, "CLIENT", ScriptedClient(claim=PAYLOAD, fail=SiteUnreachable("down")))
     with pytest.raises(Reject) as rejected:
         worker_module.evaluate_task(None, "j1")

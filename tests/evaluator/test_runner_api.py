@@ -142,8 +142,22 @@ def test_a_draining_runner_takes_no_new_job(runner, token, staff, job):
     assert job.state == JobState.QUEUED
 
 
-def test_redelivery_reclaims_a_running_job_and_counts_deliveries(token, job):
+def expire_lease(job) -> None:
+    """As if the lease's runner had stopped renewing it a while ago."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    EvaluationJob.objects.filter(pk=job.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+
+
+def test_a_redelivery_under_a_live_lease_is_a_duplicate_and_after_it_ran_out_a_new_delivery(token, job):
     assert claim(token, job).status_code == 200
+    duplicate = claim(token, job)
+    assert duplicate.status_code == 409 and duplicate.json()["error"] == "leased"
+    job.refresh_from_db()
+    assert job.deliveries == 1 and job.state == JobState.RUNNING
+    expire_lease(job)
     assert claim(token, job).status_code == 200
     job.refresh_from_db()
     assert job.deliveries == 2 and job.state == JobState.RUNNING
@@ -152,7 +166,9 @@ def test_redelivery_reclaims_a_running_job_and_counts_deliveries(token, job):
 def test_a_job_that_keeps_losing_its_runner_fails_after_the_delivery_limit(token, job, settings):
     settings.KGB_MAX_JOB_DELIVERIES = 2
     claim(token, job)
+    expire_lease(job)
     claim(token, job)
+    expire_lease(job)
     response = claim(token, job)
     assert response.status_code == 409 and response.json()["error"] == "job_failed"
     job.refresh_from_db()

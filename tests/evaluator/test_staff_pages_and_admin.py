@@ -5,9 +5,9 @@ import re
 import pytest
 
 from evaluator import services
-from evaluator.harness.signing import sign_results
+from evaluator.harness import signing
 from evaluator.models import Evaluation, JobEvent, Runner, RunnerAuditEvent, RunnerState
-from tests.evaluator.conftest import good_result, make_attempts
+from tests.evaluator.conftest import good_result, make_attempts, sign_bundle
 from tests.factories import UserFactory
 
 
@@ -31,11 +31,11 @@ def test_runners_page_shows_fleet_queues_and_jobs_in_flight(client, staff, runne
     assert re.search(r"chip\.h200</code></td><td>2</td><td>1</td>", page)
 
 
-def test_upload_imports_a_signed_results_file(client, staff, runner_and_token, submission, chip):
-    runner, token = runner_and_token
+def test_upload_imports_a_signed_results_file(client, staff, credentials, submission, chip):
+    runner = credentials.runner
     job = services.create_jobs(attempts=make_attempts(submission, 1), chip=chip, tier="full")[0]
     results = [{"job_id": str(job.id), "result": good_result(job.attempt.operator_id)}]
-    bundle = {"schema": "kgb.results/1", "chip": "h200", "results": results, "signature": sign_results(results, token)}
+    bundle = sign_bundle({"schema": "kgb.results/1", "chip": "h200", "results": results}, credentials.signing_key)
     client.force_login(staff)
     upload = io.BytesIO(json.dumps(bundle).encode())
     upload.name = "results.json"
@@ -51,15 +51,50 @@ def test_upload_imports_a_signed_results_file(client, staff, runner_and_token, s
     assert "Refused" in response.content.decode()
 
 
-def test_admin_register_shows_the_token_once_and_stores_its_hash(client, staff, chip):
+PEM = re.compile(r"-----BEGIN PRIVATE KEY-----\n[A-Za-z0-9+/=\n]+-----END PRIVATE KEY-----")
+
+
+def test_admin_register_shows_the_token_and_signing_key_once_and_stores_neither(client, staff, chip):
     client.force_login(staff)
     assert client.get("/admin/evaluator/runner/add/").status_code == 302
     response = client.post("/admin/evaluator/runner/register/", {"chip": chip.pk, "name": "new-box"})
-    token = re.search(r"kgbr_[0-9a-f]{8}_[A-Za-z0-9_-]+", response.content.decode()).group(0)
+    page = response.content.decode()
+    token = re.search(r"kgbr_[0-9a-f]{8}_[A-Za-z0-9_-]+", page).group(0)
+    private_key = PEM.search(page).group(0)
     assert "no-store" in response["Cache-Control"]
     runner = Runner.objects.get(name="new-box")
     assert services.runner_for_token(token) == runner
-    assert token not in client.get(f"/admin/evaluator/runner/{runner.pk}/change/").content.decode()
+    assert runner.signing_public_key == signing.public_key_of(private_key.encode())
+    change_page = client.get(f"/admin/evaluator/runner/{runner.pk}/change/").content.decode()
+    assert token not in change_page and "PRIVATE KEY" not in change_page
+    assert runner.token_hash not in change_page  # nothing on the page signs or authenticates
+    assert runner.signing_public_key in change_page
+
+
+def test_admin_register_takes_the_runners_own_public_key_and_shows_no_private_key(client, staff, chip):
+    _, public_key = signing.generate_key_pair()
+    client.force_login(staff)
+    response = client.post(
+        "/admin/evaluator/runner/register/", {"chip": chip.pk, "name": "own-key", "signing_public_key": public_key}
+    )
+    assert "PRIVATE KEY" not in response.content.decode()
+    assert Runner.objects.get(name="own-key").signing_public_key == public_key
+    refused = client.post(
+        "/admin/evaluator/runner/register/", {"chip": chip.pk, "name": "bad-key", "signing_public_key": "ed25519:x"}
+    )
+    assert "public key" in refused.content.decode() and not Runner.objects.filter(name="bad-key").exists()
+
+
+def test_admin_new_signing_key_action_replaces_the_public_key(client, staff, credentials):
+    runner = credentials.runner
+    client.force_login(staff)
+    response = client.post("/admin/evaluator/runner/", {"action": "new_signing_keys", "_selected_action": [runner.pk]})
+    private_key = PEM.search(response.content.decode()).group(0)
+    assert "no-store" in response["Cache-Control"]
+    runner.refresh_from_db()
+    assert runner.signing_public_key == signing.public_key_of(private_key.encode())
+    assert runner.signing_public_key in response.content.decode()
+    assert private_key != credentials.signing_key
 
 
 @pytest.mark.parametrize(

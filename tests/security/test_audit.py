@@ -9,6 +9,7 @@ import io
 
 import pytest
 from django.urls import reverse
+from django.utils.timezone import now as django_now
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -82,7 +83,9 @@ def test_a_poison_pill_job_and_a_cancelled_job_are_logged(world, settings):
     )
     client = runner_client(token)
     assert client.post(f"/api/runner/jobs/{poison.id}/claim").status_code == 200
-    assert client.post(f"/api/runner/jobs/{poison.id}/claim").status_code == 409  # redelivered past the limit
+    # its runner is lost (the lease runs out): redelivered past the limit, the job fails
+    EvaluationJob.objects.filter(pk=poison.pk).update(lease_expires_at=django_now() - datetime.timedelta(seconds=1))
+    assert client.post(f"/api/runner/jobs/{poison.id}/claim").json()["error"] == "job_failed"
     services.cancel_job(job=cancelled, user=world.user, detail="changed my mind")
     assert assert_complete_history(poison)[-1].to_state == JobState.FAILED
     last = assert_complete_history(cancelled)[-1]
@@ -155,15 +158,24 @@ def test_every_admin_action_on_runners_is_audited_with_the_staff_user(admin_clie
         ("disable_runners", RunnerState.DISABLED),
         ("activate_runners", RunnerState.ACTIVE),
         ("rotate_tokens", RunnerState.ACTIVE),
+        ("new_signing_keys", RunnerState.ACTIVE),
     ):
         response = admin_client.post(changelist, {"action": action, "_selected_action": [runner.pk]})
         assert response.status_code in (200, 302), action
         runner.refresh_from_db()
         assert runner.state == state
     events = list(RunnerAuditEvent.objects.filter(runner=runner).order_by("at", "id"))
-    assert [e.action for e in events] == ["register", "drain", "disable", "activate", "rotate_token"]
+    assert [e.action for e in events] == [
+        "register",
+        "set_signing_key",  # the key pair made at registration (only its public key is kept)
+        "drain",
+        "disable",
+        "activate",
+        "rotate_token",
+        "set_signing_key",
+    ]
     assert all(e.user == world.staff and e.at is not None for e in events)
-    assert "active -> draining" in events[1].detail
+    assert "active -> draining" in events[2].detail
 
 
 def test_editing_a_runner_in_the_admin_is_audited(admin_client, world):

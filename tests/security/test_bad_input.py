@@ -495,19 +495,16 @@ def test_an_imported_results_bundle_with_one_bad_result_records_none(claimed, wo
     """Air-gapped imports are all or nothing: a bundle whose second result is invalid stores nothing."""
     from evaluator.harness import signing
 
-    _, job, token = claimed
+    _, job, _ = claimed
     second = AttemptFactory(submission=job.attempt.submission, operator=world.operators["mul"])
     (other_job,) = evaluator_services.create_jobs(attempts=[second], chip=world.gpu, tier="full")
     results = [
         {"job_id": str(job.id), "result": result_for(job)},
         {"job_id": str(other_job.id), "result": result_for(other_job, verdict="splendid")},
     ]
-    bundle = {
-        "schema": evaluator_services.RESULTS_SCHEMA,
-        "chip": world.gpu.slug,
-        "results": results,
-        "signature": signing.sign_results(results, token),
-    }
+    key = evaluator_services.issue_signing_key(runner=Runner.objects.get(name="gpu-1"), user=world.staff)
+    bundle = {"schema": evaluator_services.RESULTS_SCHEMA, "chip": world.gpu.slug, "results": results}
+    bundle["signature"] = signing.sign_document(bundle, signing.load_private_key(key.encode()))
     before = row_counts()
     with pytest.raises(ApplicationError, match="verdict"):
         evaluator_services.import_results(bundle=json.loads(json.dumps(bundle)), user=world.staff)

@@ -450,10 +450,6 @@ def test_a_broker_restart_that_loses_the_queue_is_recovered_by_resending_and_eac
 
 @pytest.mark.django_db(transaction=True)
 def test_a_runner_agent_killed_mid_evaluation_loses_nothing_the_job_is_resent_and_ends_once(fleet, tmp_path):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
     from evaluator import services
     from evaluator.models import EvaluationJob, JobState
 
@@ -472,10 +468,9 @@ def test_a_runner_agent_killed_mid_evaluation_loses_nothing_the_job_is_resent_an
     agent.wait(timeout=10)
     locked_retry(job.refresh_from_db)
     assert job.state == JobState.RUNNING and job.deliveries == 1
-    # the unacknowledged message is invisible in Redis for the visibility timeout (an hour): the site
-    # resends running jobs past their hard time limit; simulate that much time having passed
-    overdue = timezone.now() - timedelta(seconds=services.stale_after_s(job) + 1)
-    locked_retry(lambda: EvaluationJob.objects.filter(pk=job.pk).update(started_at=overdue))
+    # the unacknowledged message is invisible in Redis for the visibility timeout (an hour), but
+    # nothing renews the job's claim lease any more: once it runs out, the job is sent again
+    db_wait(lambda: services.lease_expired(EvaluationJob.objects.get(pk=job.pk)), 15, "the lease to run out")
     assert locked_retry(lambda: services.resend_queued_jobs(older_than_s=3600, chip=fleet["chip"])) == 1
     fleet["start_agent"]()  # a replacement machine
     db_wait(lambda: EvaluationJob.objects.get(pk=job.pk).state == JobState.DONE, 120, "the resent job to finish")

@@ -172,11 +172,9 @@ class State:
         self.trace: list[str] = []
         self.suspend_registration: Any = None  # set while candidate wrappers are registered (ATen)
         # storages (by address) the candidate handed to a Triton launch during this call, other
-        # than the call's inputs: reading many values of one back on the host mid-call is host
-        # arithmetic on device results (a kernel that copies the inputs out, say); a few scalars
-        # (a count that sizes an output, a single-block reduction's index) are ordinary wrapper work
+        # than the call's inputs: reading one back on the host mid-call is how a wrapper tells a
+        # real call from the ghost replay (a canary kernel), which honest wrappers never need
         self.launched: set[int] = set()
-        self.launched_elements_read = 0
         self.input_storages: set[int] = set()
         self.input_elements_read = 0  # input values the candidate read on the host this call
         self.value_storages: set[int] = set()  # the inputs' storages and copies or views of them
@@ -186,7 +184,6 @@ class State:
         self.launches = 0
         self.trace = []
         self.launched = set()
-        self.launched_elements_read = 0
         self.input_storages = {_storage_of(t) for t in _tensors_in(inputs)}
         self.value_storages = set(self.input_storages)
         self.input_elements_read = 0
@@ -228,13 +225,16 @@ def _host_read_tensors(name: str, args: Any, kwargs: Any) -> list[Any]:
 
 
 def _note_host_reads(tensors: list[Any]) -> None:
-    """Host reads of the inputs' values, and of buffers this call's own Triton launches wrote, are
-    counted; beyond HOST_READ_ELEMENTS of either per call, that is arithmetic done on the host
-    (the call's end turns each count into a finding)."""
+    """A read of a buffer this call's own Triton launch wrote is how a wrapper tells a real call
+    from the ghost replay (a canary kernel): a finding at once. Reads of the inputs' values are
+    counted: beyond a few scalars, that is arithmetic done on the host."""
     for t in tensors:
         storage = _storage_of(t)
-        if storage in STATE.launched:
-            STATE.launched_elements_read += int(t.numel())
+        if storage in STATE.launched and len(STATE.trace) < 64:
+            STATE.trace.append(
+                "read back on the host a buffer its Triton launch wrote during the call "
+                "(what tells a real call from the ghost replay)"
+            )
         elif storage in STATE.value_storages:
             STATE.input_elements_read += int(t.numel())
 
@@ -601,11 +601,6 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
         if STATE.input_elements_read > HOST_READ_ELEMENTS:
             STATE.trace.append(
                 f"read {STATE.input_elements_read} input values on the host during the call (host arithmetic)"
-            )
-        if STATE.launched_elements_read > HOST_READ_ELEMENTS:
-            STATE.trace.append(
-                f"read back {STATE.launched_elements_read} values its Triton launches wrote during the call "
-                "on the host (host arithmetic on device results)"
             )
     except BaseException as exc:  # any failure inside the candidate is its runtime error
         STATE.ghost = False

@@ -31,7 +31,8 @@ class LeaderboardApi(APIView):
     @extend_schema(
         parameters=[LeaderboardQuerySerializer],
         responses=LeaderboardResponseSerializer,
-        summary="Leaderboard rows (one per submission and chip), filtered and sorted like the web page",
+        summary="Leaderboard rows (one per submission and chip), filtered and sorted like the web page; each row is "
+        "ranked only among rows of its chip, tier, timing protocol and prompt set (rows grouped by those)",
     )
     def get(self, request: Request) -> Response:
         query = LeaderboardQuerySerializer(data=request.query_params)
@@ -41,6 +42,7 @@ class LeaderboardApi(APIView):
         filters = selectors.LeaderboardFilters(
             source=data["source"],
             chip=data["chip"],
+            tier=data["tier"],
             model=data["model"],
             scaffold=data["scaffold"],
             track=data["track"],

@@ -6,17 +6,20 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from evaluator.models import Chip
+from evaluator.vocabulary import Tier
 from leaderboard.models import LLMModel, Scaffold
 from leaderboard.selectors import SORT_KEYS, SOURCE_CHOICES, LeaderboardFilters
 from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
-from leaderboard.vocabulary import Track
+from leaderboard.vocabulary import MIXED, Track
 
 DEMO_CHOICES = [("include", "with demo rows"), ("exclude", "without demo rows"), ("only", "demo rows only")]
+TIER_CHOICES = [("", "Any tier"), (Tier.FULL, "full"), (Tier.SMOKE, "smoke"), (MIXED, "several tiers")]
 
 
 class LeaderboardFilterForm(forms.Form):
     source = forms.ChoiceField(choices=SOURCE_CHOICES, required=False, label="Operator source")
     chip = forms.ChoiceField(required=False, label="Chip")
+    tier = forms.ChoiceField(choices=TIER_CHOICES, required=False, label="Tier")
     model = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Model")
     scaffold = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Scaffold")
     track = forms.ChoiceField(choices=[("", "Any track"), *Track.choices], required=False, label="Track")
@@ -44,6 +47,7 @@ class LeaderboardFilterForm(forms.Form):
         values = {
             "source": data.get("source") or "all",
             "chip": data.get("chip") or "",
+            "tier": data.get("tier") or "",
             "model": data.get("model"),
             "scaffold": data.get("scaffold"),
             "track": data.get("track") or "",
@@ -56,6 +60,16 @@ class LeaderboardFilterForm(forms.Form):
         }
         values.update(overrides)
         return LeaderboardFilters(**values)
+
+    def show(self, **values: str) -> None:
+        """Show these values in the fields (the chip and tier the site picked when the URL named none)."""
+        if self.is_bound:
+            data = self.data.copy()
+            for name, value in values.items():
+                data[name] = value
+            self.data = data
+        else:
+            self.initial.update(values)
 
 
 class SubmissionUploadForm(forms.Form):

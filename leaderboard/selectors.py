@@ -209,6 +209,16 @@ class ColumnChoice:
     def shown(self, key: str) -> bool:
         return key not in self.hidden
 
+    @property
+    def options(self) -> list[tuple[Column, bool]]:
+        """What the column chooser lists: the chip column and every metric column, each with whether it is shown."""
+        return [(column, self.shown(column.key)) for column in (CHIP_COLUMN, *self.columns)]
+
+    @property
+    def requested(self) -> list[str]:
+        """The `cols` values that keep this choice in a URL ([] for the defaults)."""
+        return [column.key for column, shown in self.options if shown] if self.explicit else []
+
 
 def leaderboard_columns(*, requested: list[str], one_chip: bool) -> ColumnChoice:
     """The columns of the leaderboard table: `requested` (the `cols` values, repeated or comma-separated; unknown
@@ -744,6 +754,16 @@ class LeaderboardView:
     @property
     def one_chip(self) -> bool:
         return bool(self.filters.chip)
+
+    @property
+    def chip_name(self) -> str:
+        """The name of the one chip shown ("" for every chip)."""
+        names = [c.chip_name for c in self.cohorts if c.chip == self.filters.chip]
+        return names[0] if names else self.filters.chip
+
+    @property
+    def prompt_set(self) -> str:
+        return CATALOG_PROMPT_SET
 
 
 def leaderboard_view(

@@ -4,16 +4,23 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from evaluator.vocabulary import Tier
 from leaderboard import metrics
 from leaderboard.models import Attempt, ReportedResult, Submission
 from leaderboard.selectors import SOURCE_CHOICES
 from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
-from leaderboard.vocabulary import Track
+from leaderboard.vocabulary import MIXED, Track
 
 
 class LeaderboardQuerySerializer(serializers.Serializer):
     source = serializers.ChoiceField(choices=[c for c, _ in SOURCE_CHOICES], required=False, default="all")
     chip = serializers.SlugField(required=False, default="", allow_blank=True)
+    tier = serializers.ChoiceField(
+        choices=["", *Tier.values, MIXED],
+        required=False,
+        default="",
+        help_text='the tier of the rows\' verdicts ("" = every tier)',
+    )
     # ids are 64-bit: a larger number is refused here instead of overflowing the database driver
     model = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=2**63 - 1)
     scaffold = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=2**63 - 1)
@@ -65,6 +72,17 @@ class LeaderboardRowSerializer(serializers.Serializer):
         help_text='"held-out verified (secret seed + N hidden shapes)" on held-out rows, else empty'
     )
     preliminary = serializers.BooleanField()
+    tier = serializers.CharField(help_text='the tier of the row\'s counted verdicts ("mixed" when several)')
+    timing_protocol = serializers.CharField(
+        help_text='FLUSH:CLOCK of its speedups; "untimed" on chips whose timings mean nothing, "mixed" when several'
+    )
+    prompt_set = serializers.CharField(help_text="the prompt set its kernels were generated from")
+    rank = serializers.IntegerField(
+        allow_null=True,
+        help_text="rank among the rows of the same chip, tier, timing protocol and prompt set (complete, not "
+        "preliminary) in the requested order; null when not ranked",
+    )
+    unranked_reason = serializers.CharField(help_text='why the row has no rank ("" when it has one)')
     pareto = serializers.BooleanField()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import inspect
 import io
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
@@ -72,19 +73,47 @@ def _querystring(request: HttpRequest, **changes) -> str:
     return query.urlencode()
 
 
+def _leaderboard_view(request: HttpRequest, filters: selectors.LeaderboardFilters) -> selectors.LeaderboardView:
+    """The view the URL asks for; without a `chip` in it, the site's default cohort (the flagship chip)."""
+    return selectors.leaderboard_view(
+        filters=filters,
+        viewer=request.user,
+        chip_chosen="chip" in request.GET,
+        tier_chosen=bool(request.GET.get("tier")),
+    )
+
+
+def _cohort_links(request: HttpRequest, view: selectors.LeaderboardView, *, base: str, keep: bool) -> dict:
+    """Links to every cohort of the view and to all chips at once; `keep`: the other parameters of this URL too."""
+
+    def url(**changes) -> str:
+        if keep:
+            return base + "?" + _querystring(request, page=None, **changes)
+        return base + "?" + urlencode({k: v for k, v in changes.items() if v is not None})
+
+    current = view.current.key if view.current else None
+    return {
+        "cohorts": [
+            {"cohort": c, "url": url(chip=c.chip, tier=c.tier), "current": c.key == current} for c in view.cohorts
+        ],
+        "all_chips_url": url(chip="", tier=None),
+        "all_chips_current": not view.filters.chip,
+    }
+
+
 def home(request: HttpRequest) -> HttpResponse:
-    filters = selectors.LeaderboardFilters(preliminary=False)
-    rows = selectors.leaderboard_rows(filters=filters, viewer=request.user)[:8]
-    if not rows:
-        rows = selectors.leaderboard_rows(filters=selectors.LeaderboardFilters(), viewer=request.user)[:8]
+    view = selectors.leaderboard_view(filters=selectors.LeaderboardFilters(), viewer=request.user, chip_chosen=False)
     stats = selectors.site_stats(viewer=request.user)
     return render(
         request,
         "home.html",
         {
-            "rows": rows,
+            "view": view,
+            "rows": view.rows[:8],
             "stats": stats,
-            "columns": selectors.LEADERBOARD_COLUMNS[:6],
+            "columns": selectors.LEADERBOARD_COLUMNS,
+            "column_choice": selectors.leaderboard_columns(requested=[], one_chip=view.one_chip),
+            "cohort_links": _cohort_links(request, view, base=reverse("leaderboard"), keep=False),
             "reported": selectors.reported_for_leaderboard(source="all")[:5],
         },
     )
@@ -92,11 +121,14 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
     form = LeaderboardFilterForm(request.GET) if request.GET else LeaderboardFilterForm()
-    filters = form.filters() if request.GET else selectors.LeaderboardFilters()
-    rows = selectors.leaderboard_rows(filters=filters, viewer=request.user)
+    view = _leaderboard_view(request, form.filters() if request.GET else selectors.LeaderboardFilters())
+    filters, rows = view.filters, view.rows
     fmt = _export_format(request)
     if fmt:
         return export_response(selectors.leaderboard_export(filters=filters, rows=rows), fmt)
+    if view.by_default:  # the form shows the chip and tier picked for the reader
+        form.show(chip=filters.chip, tier=filters.tier)
+    columns = selectors.leaderboard_columns(requested=request.GET.getlist("cols"), one_chip=view.one_chip)
     reported = selectors.reported_for_leaderboard(source=filters.source)
     page = Paginator(rows, LEADERBOARD_PAGE_SIZE).get_page(request.GET.get("page"))
     pareto = charts.pareto_chart(rows)
@@ -118,18 +150,21 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             "filters": filters,
             "rows": page.object_list,
             "page": page,
-            "rank_offset": page.start_index() - 1,
+            "view": view,
             "total_rows": len(rows),
             "prev_url": "?" + _querystring(request, page=page.previous_page_number()) if page.has_previous() else None,
             "next_url": "?" + _querystring(request, page=page.next_page_number()) if page.has_next() else None,
             "columns": selectors.LEADERBOARD_COLUMNS,
+            "column_choice": columns,
+            "column_keep": [(k, v) for k, values in request.GET.lists() if k not in ("cols", "page") for v in values],
+            "cohort_links": _cohort_links(request, view, base="", keep=True),
             "sort_links": sort_links,
             "reported": reported,
             "pareto_chart": pareto,
             "speedup_chart": speedups,
             "csv_url": "?" + _querystring(request, format="csv"),
             "json_url": "?" + _querystring(request, format="json"),
-            "min_operators": settings.KGB_PRELIMINARY_MIN_OPERATORS,
+            "min_operators": view.preliminary_minimum,
         },
     )
 

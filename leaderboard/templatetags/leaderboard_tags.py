@@ -84,7 +84,8 @@ def metric_cells(row, columns) -> str:
         if column.key == "operators_evaluated":
             cells.append(
                 format_html(
-                    '<td class="num" title="{} evaluated of {} attempted">{}<span class="muted">/{}</span></td>',
+                    '<td class="num {}" title="{} evaluated of {} attempted">{}<span class="muted">/{}</span></td>',
+                    column.css,
                     row.operators_evaluated,
                     row.operators_attempted,
                     row.operators_evaluated,
@@ -94,19 +95,22 @@ def metric_cells(row, columns) -> str:
         elif column.key == "samples":
             cells.append(
                 format_html(
-                    '<td class="num" title="{} sample(s) per operator">{}</td>',
+                    '<td class="num {}" title="{} sample(s) per operator">{}</td>',
+                    column.css,
                     row.samples_per_operator,
                     fmt(row.samples, "int"),
                 )
             )
         else:
-            cells.append(format_html('<td class="num">{}</td>', fmt(getattr(row, column.key), column.kind)))
+            cells.append(
+                format_html('<td class="num {}">{}</td>', column.css, fmt(getattr(row, column.key), column.kind))
+            )
     return mark_safe("".join(cells))  # every part went through format_html
 
 
 BADGES = (
     ("is_demo", "badge-demo", "Sample data loaded by seed_demo", "demo"),
-    ("preliminary", "badge-prelim", "Too few operators evaluated to rank", "preliminary"),
+    ("preliminary", "badge-prelim", "Too few operators evaluated for this view to rank it", "preliminary"),
     # every operator verified with secret seeds; the tooltip is the row's held_out_label (hidden shapes)
     ("held_out", "badge-heldout", None, "held-out verified"),
     ("pareto", "badge-pareto", "On the accuracy vs tokens-per-success Pareto front", "Pareto"),

@@ -60,9 +60,12 @@ def test_csv_download_has_the_same_rows_as_the_page(client, board):
 
 
 def test_json_download(client, board):
-    data = json.loads(client.get("/leaderboard/?format=json&source=aten").content)
+    data = json.loads(client.get("/leaderboard/?format=json&source=aten&chip=").content)  # chip=: every chip
     names = {r["name"] for r in data["results"]}
     assert data["count"] == len(data["results"]) and names == {"main run", "amd run", "[demo] run"}
+    # the default view's download holds the default view's rows: the flagship chip's
+    data = json.loads(client.get("/leaderboard/?format=json&source=aten").content)
+    assert {(r["name"], r["chip"]) for r in data["results"]} == {("main run", "h200"), ("[demo] run", "h200")}
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django import template
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 
 from evaluator.services import is_ranked_protocol, timing_protocol
@@ -61,6 +61,12 @@ def unranked_protocol(evaluation) -> str:
         return ""
     environment = evaluation.environment or {}
     return "" if is_ranked_protocol(environment) else timing_protocol(environment)
+
+
+@register.filter
+def breakable(label: str) -> str:
+    """A column label that may wrap after a slash ("Tok/success"), for narrow screens."""
+    return mark_safe(conditional_escape(label).replace("/", "/<wbr>"))  # escaped first
 
 
 @register.filter

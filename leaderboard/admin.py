@@ -5,26 +5,56 @@ from django.http import HttpRequest
 from django.shortcuts import redirect, render
 from django.urls import path
 
+from kgsite.errors import ApplicationError
 from kgsite.read_only_admin import ReadOnlyAdmin
 from leaderboard.login_throttle import ThrottledAdminAuthenticationForm
 from leaderboard.models import Attempt, LeaderboardEntry, LLMModel, ReportedResult, Scaffold, Submission
-from leaderboard.services import delete_submission, import_reported, withdraw_submission
+from leaderboard.services import delete_submission, import_reported, review_scaffold, withdraw_submission
 
 admin.site.login_form = ThrottledAdminAuthenticationForm  # /admin/login/ counts failures like the site's login
 
 
 @admin.register(LLMModel)
 class LLMModelAdmin(admin.ModelAdmin):
-    list_display = ("name", "version", "provider", "release_date", "price_input_per_mtok", "price_output_per_mtok")
-    list_filter = ("provider",)
+    list_display = (
+        "name",
+        "version",
+        "provider",
+        "release_date",
+        "price_input_per_mtok",
+        "price_output_per_mtok",
+        "created_by",
+        "reviewed",
+    )
+    list_filter = ("reviewed", "provider")  # the review queue: models uploads named that staff have not checked
     search_fields = ("name", "provider", "version")
+    raw_id_fields = ("created_by",)
+    actions = ["mark_reviewed"]
+
+    @admin.action(description="Mark reviewed (identity and prices checked)", permissions=["change"])
+    def mark_reviewed(self, request: HttpRequest, queryset) -> None:
+        count = queryset.update(reviewed=True)
+        self.message_user(request, f"Marked {count} model(s) reviewed.", messages.SUCCESS)
 
 
 @admin.register(Scaffold)
 class ScaffoldAdmin(admin.ModelAdmin):
-    list_display = ("name", "version", "kind", "url")
-    list_filter = ("kind",)
-    search_fields = ("name",)
+    list_display = ("name", "version", "kind", "url", "owner", "reviewed")
+    list_filter = ("reviewed", "kind")  # the review queue: scaffolds declared by uploads
+    search_fields = ("name", "owner__username")
+    raw_id_fields = ("owner",)
+    # the form checks the constraints too (one reviewed scaffold per name and version)
+    actions = ["mark_reviewed"]
+
+    @admin.action(description="Review: every upload naming it uses it, with its kind and URL", permissions=["change"])
+    def mark_reviewed(self, request: HttpRequest, queryset) -> None:
+        for scaffold in queryset:
+            try:
+                review_scaffold(scaffold=scaffold, user=request.user)
+            except ApplicationError as exc:
+                self.message_user(request, f"{scaffold}: {exc.message}", messages.ERROR)
+            else:
+                self.message_user(request, f"{scaffold} is reviewed.", messages.SUCCESS)
 
 
 class AttemptInline(admin.TabularInline):

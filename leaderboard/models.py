@@ -7,15 +7,37 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 
+from kgsite.text import unsafe_characters_message
 from leaderboard.vocabulary import OperatorSet, ScaffoldKind, SubmissionStatus, Track
 
 
+def validate_plain_name(value: str) -> None:
+    """A name people read (model, scaffold, submission) holds no control, bidi or invisible character."""
+    problem = unsafe_characters_message(value)
+    if problem:
+        raise ValidationError(f"The name {problem}.", code="unsafe_characters")
+
+
 class LLMModel(models.Model):
-    provider = models.CharField(max_length=60)
-    name = models.CharField(max_length=100)
-    version = models.CharField(max_length=60, blank=True)
+    """A model is its identity (provider, name, version), shared by every submission that names it: nothing
+    an upload says about a model besides its name is stored, so one user's upload cannot change what another's
+    shows. Prices, URL and release date are set by staff, who mark the record reviewed once checked."""
+
+    provider = models.CharField(max_length=60, validators=[validate_plain_name])
+    name = models.CharField(max_length=100, validators=[validate_plain_name])
+    version = models.CharField(max_length=60, blank=True, validators=[validate_plain_name])
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Whose upload first named this model (empty: created by staff).",
+    )
+    reviewed = models.BooleanField(default=False, help_text="Staff checked its identity and prices.")
     release_date = models.DateField(null=True, blank=True)
     price_input_per_mtok = models.DecimalField(
         "price per million input tokens (USD)", max_digits=10, decimal_places=4, null=True, blank=True
@@ -48,16 +70,39 @@ class LLMModel(models.Model):
 
 
 class Scaffold(models.Model):
-    name = models.CharField(max_length=100)
+    """An agent scaffold as one uploader declared it (its kind and URL are theirs), or, once staff reviewed
+    it, as the site shows it to everyone. An upload uses the reviewed scaffold of its name and version (and
+    must then declare its kind and URL), else its uploader's own, created on first use: another user's upload
+    never changes, nor is filed under, a stranger's unreviewed scaffold (leaderboard.services.resolve_scaffold)."""
+
+    name = models.CharField(max_length=100, validators=[validate_plain_name])
     kind = models.CharField(max_length=10, choices=ScaffoldKind.choices)
-    version = models.CharField(max_length=60, blank=True)
+    version = models.CharField(max_length=60, blank=True, validators=[validate_plain_name])
     url = models.URLField(blank=True)
     description = models.TextField(blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="scaffolds",
+        help_text="Who declared it; until it is reviewed only their uploads use it.",
+    )
+    reviewed = models.BooleanField(
+        default=False, help_text="Checked by staff: every upload naming it uses it, with its kind and URL."
+    )
 
     class Meta:
         ordering = ["name", "version"]
         constraints = [
-            models.UniqueConstraint(fields=["name", "version"], name="scaffold_unique_name_version"),
+            # one reviewed scaffold per name and version: what an upload naming it resolves to
+            models.UniqueConstraint(
+                fields=["name", "version"], condition=models.Q(reviewed=True), name="scaffold_unique_reviewed"
+            ),
+            # and one per owner among the unreviewed ones: an uploader's own, resolved next
+            models.UniqueConstraint(
+                fields=["owner", "name", "version"], condition=models.Q(reviewed=False), name="scaffold_unique_per_owner"
+            ),
             models.CheckConstraint(condition=models.Q(kind__in=ScaffoldKind.values), name="scaffold_kind_valid"),
         ]
 
@@ -67,7 +112,9 @@ class Scaffold(models.Model):
 
 class Submission(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=120, help_text="A short label shown on leaderboards.")
+    name = models.CharField(
+        max_length=120, help_text="A short label shown on leaderboards.", validators=[validate_plain_name]
+    )
     model = models.ForeignKey(LLMModel, on_delete=models.PROTECT, related_name="submissions", null=True, blank=True)
     scaffold = models.ForeignKey(Scaffold, on_delete=models.PROTECT, related_name="submissions", null=True, blank=True)
     track = models.CharField(max_length=10, choices=Track.choices)

@@ -25,7 +25,7 @@ from evaluator import services as evaluator_services
 from evaluator.errors import QueueLimitExceeded
 from evaluator.models import Chip, Evaluation, EvaluationJob
 from evaluator.vocabulary import COMPILED_VERDICTS, PENDING_JOB_STATES, TERMINAL_JOB_STATES, Verdict
-from kgsite.errors import Forbidden
+from kgsite.errors import Conflict, Forbidden
 from leaderboard import metrics
 from leaderboard.models import (
     Attempt,
@@ -333,15 +333,81 @@ def create_submission(*, uploader: AbstractBaseUser, archive_bytes: bytes, metad
     return submission
 
 
+def resolve_scaffold(*, uploader: AbstractBaseUser | None, name: str, version: str, kind: str, url: str) -> Scaffold:
+    """The scaffold an upload of `uploader` naming (name, version) with this kind and URL is filed under.
+
+    The reviewed scaffold of that name and version when there is one: the upload must then declare its kind
+    (and its URL, or none). Otherwise the uploader's own, created on first use with what the upload declares;
+    later uploads must declare the same kind (and URL: an empty one may be filled in once). Another user's
+    unreviewed scaffold is never used nor changed, whatever its name: two uploaders of one name get one
+    scaffold each until staff review one (the admin). Raises UploadInvalid naming the recorded kind and URL.
+    """
+    label = f"{name} {version}".strip()
+    reviewed = Scaffold.objects.filter(reviewed=True, name=name, version=version).first()
+    if reviewed is not None:
+        if kind != reviewed.kind or (url and url != reviewed.url):
+            recorded = f"kind {reviewed.kind!r}" + (f" and URL {reviewed.url}" if reviewed.url else " and no URL")
+            raise UploadInvalid(
+                [
+                    UploadError(
+                        "metadata: scaffold",
+                        f"{label!r} is a reviewed scaffold with {recorded}: declare those (the URL may be left out), "
+                        "or use another name for another scaffold",
+                    )
+                ]
+            )
+        return reviewed
+    own, created = Scaffold.objects.get_or_create(
+        owner=uploader, reviewed=False, name=name, version=version, defaults={"kind": kind, "url": url}
+    )
+    if created:
+        return own
+    if kind != own.kind or (url and own.url and url != own.url):
+        recorded = f"kind {own.kind!r}" + (f" and URL {own.url}" if own.url else "")
+        raise UploadInvalid(
+            [
+                UploadError(
+                    "metadata: scaffold",
+                    f"your scaffold {label!r} is recorded with {recorded}, which your earlier submissions show: "
+                    "declare the same, or give the changed scaffold a new version",
+                )
+            ]
+        )
+    if url and not own.url:
+        Scaffold.objects.filter(pk=own.pk).update(url=url)
+        own.url = url
+    return own
+
+
+@transaction.atomic
+def review_scaffold(*, scaffold: Scaffold, user: AbstractBaseUser) -> Scaffold:
+    """Staff: make this scaffold the one every upload naming its name and version uses (with its kind and
+    URL). Refused while another scaffold of that name and version is reviewed."""
+    if not user.is_staff:
+        raise Forbidden("only staff can review a scaffold")
+    clash = Scaffold.objects.filter(reviewed=True, name=scaffold.name, version=scaffold.version).exclude(pk=scaffold.pk)
+    if clash.exists():
+        raise Conflict(f"another scaffold {str(scaffold)!r} is already reviewed: un-review it first")
+    Scaffold.objects.filter(pk=scaffold.pk).update(reviewed=True)
+    scaffold.reviewed = True
+    return scaffold
+
+
 def _store(*, uploader, upload: ValidatedUpload) -> Submission:
     meta = upload.metadata
+    # a model is its identity, shared: the upload sets nothing else on it (prices and the rest are staff's)
     model, _ = LLMModel.objects.get_or_create(
-        provider=meta.model["provider"], name=meta.model["name"], version=meta.model.get("version", "")
+        provider=meta.model["provider"],
+        name=meta.model["name"],
+        version=meta.model.get("version", ""),
+        defaults={"created_by": uploader},
     )
-    scaffold, _ = Scaffold.objects.get_or_create(
+    scaffold = resolve_scaffold(
+        uploader=uploader,
         name=meta.scaffold["name"],
         version=meta.scaffold.get("version", ""),
-        defaults={"kind": meta.scaffold.get("kind") or ScaffoldKind.AGENT, "url": meta.scaffold.get("url", "")},
+        kind=meta.scaffold.get("kind") or ScaffoldKind.AGENT,
+        url=meta.scaffold.get("url", ""),
     )
     submission = Submission.objects.create(
         name=meta.name,

@@ -192,6 +192,13 @@ def parse_metadata(
     name = _text(raw, "name", errors, required=True, limit=MAX_NAME_CHARS)
     model: dict[str, str] = {}
     scaffold: dict[str, str] = {}
+    # the limits of the columns they are stored in (leaderboard.models.LLMModel, Scaffold)
+    limits = {
+        ("model", "provider"): 60,
+        ("model", "version"): 60,
+        ("scaffold", "version"): 60,
+        ("scaffold", "url"): 200,
+    }
     for key, target, fields in (
         ("model", model, ("provider", "name", "version")),
         ("scaffold", scaffold, ("name", "version", "kind", "url")),
@@ -205,7 +212,7 @@ def parse_metadata(
             errors.append(UploadError(f"metadata: {key}", f"unknown fields {extra_keys}"))
         for sub in fields:
             required = sub == "name" or (key == "model" and sub == "provider") or (key == "scaffold" and sub == "kind")
-            target[sub] = _text(section, sub, errors, required=required, limit=200 if sub == "url" else 100)
+            target[sub] = _text(section, sub, errors, required=required, limit=limits.get((key, sub), 100))
     if scaffold.get("kind") and scaffold["kind"] not in ScaffoldKind.values:
         errors.append(UploadError("metadata: scaffold.kind", f"must be one of {list(ScaffoldKind.values)}"))
     if scaffold.get("url") and not re.match(r"^https?://", scaffold["url"]):

@@ -229,12 +229,16 @@ class Command(BaseCommand):
                     "price_input_per_mtok": p_in,
                     "price_output_per_mtok": p_out,
                     "price_cached_input_per_mtok": p_cached,
+                    "reviewed": True,
                 },
             )
             models.append(model)
         scaffolds = []
         for name, kind, version, track in SCAFFOLDS:
-            scaffold, _ = Scaffold.objects.get_or_create(name=name, version=version, defaults={"kind": kind})
+            # the site's own demo scaffolds: reviewed, so uploads naming them are filed under them
+            scaffold, _ = Scaffold.objects.get_or_create(
+                name=name, version=version, reviewed=True, defaults={"kind": kind}
+            )
             scaffolds.append((scaffold, track))
         created = 0
         rng = random.Random(20261129)

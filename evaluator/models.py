@@ -144,9 +144,10 @@ class EvaluationJob(models.Model):
     timeout_s = models.PositiveIntegerField(default=600)
     deliveries = models.PositiveIntegerField(default=0, help_text="How many times a runner picked this job up.")
     # the claim lease of the current delivery (evaluator.services.dispatch): set by a claim, renewed
-    # by the running worker, cleared when the job leaves `running`. A message for a job under a live
-    # lease is a duplicate; a running job whose lease ran out lost its runner and is queued again.
-    lease_id = models.UUIDField(null=True, blank=True, help_text="Claim lease of the current delivery.")
+    # by the running worker. A message for a job under a live lease is a duplicate; a running job
+    # whose lease ran out lost its runner and is queued again (the expiry is cleared, the id kept
+    # until another claim: its holder may still take the job back). Both are cleared when it settles.
+    lease_id = models.UUIDField(null=True, blank=True, help_text="Claim lease of the last delivery.")
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     sent_at = models.DateTimeField(
         null=True, blank=True, help_text="When a message for the job was last sent to its chip's queue."
@@ -161,11 +162,11 @@ class EvaluationJob(models.Model):
         constraints = [
             models.CheckConstraint(condition=models.Q(state__in=JobState.values), name="job_state_valid"),
             models.CheckConstraint(condition=models.Q(tier__in=Tier.values), name="job_tier_valid"),
-            # a lease has both parts, and only a running job holds one
+            # only a running job holds a live lease, and a live lease has an id
             models.CheckConstraint(
-                condition=models.Q(lease_id__isnull=True, lease_expires_at__isnull=True)
-                | models.Q(lease_id__isnull=False, lease_expires_at__isnull=False, state=JobState.RUNNING),
-                name="job_lease_only_running",
+                condition=models.Q(lease_expires_at__isnull=True)
+                | models.Q(lease_id__isnull=False, state=JobState.RUNNING),
+                name="job_lease_expiry_only_running",
             ),
         ]
         indexes = [

@@ -49,6 +49,7 @@ class LeaseKeeper:
         self.job_id = job_id
         self.lease_id = lease.get("id")
         self.every_s = max(0.2, float(lease.get("renew_every_s") or 10.0))
+        self.lease_s = max(self.every_s, float(lease.get("seconds") or 3 * self.every_s))
         self.lost = threading.Event()
         self.stopped = threading.Event()
         self.thread: threading.Thread | None = None
@@ -60,9 +61,10 @@ class LeaseKeeper:
         return self
 
     def _run(self) -> None:
-        # its own HTTP session (requests sessions are not thread-safe), giving up on one renewal
-        # within the interval rather than retrying past the lease
-        client = SiteClient(SETTINGS["site"], SECRETS[0], max_wait_s=self.every_s, timeout_s=self.every_s)
+        # its own HTTP session (requests sessions are not thread-safe). A slow answer still counts
+        # (a lease that ran out is renewed as long as no one took the job), so a request may take a
+        # whole lease; retries of a failed one stop at the next renewal's time
+        client = SiteClient(SETTINGS["site"], SECRETS[0], max_wait_s=self.every_s, timeout_s=self.lease_s)
         while not self.stopped.wait(self.every_s):
             try:
                 client.renew_lease(self.job_id, self.lease_id)
@@ -180,8 +182,16 @@ def evaluate_task(task, job_id: str) -> dict:
         raise Reject(str(error), requeue=True) from None
 
     lease = payload.get("lease") or {}
-    lease_id = lease.get("id")
+    # the lease is held until the result (or failure) is delivered, not only while evaluating: a
+    # slow site must not see a live runner as lost
     keeper = LeaseKeeper(job_id, lease).start()
+    try:
+        return _evaluate_and_report(job_id, payload, lease.get("id"))
+    finally:
+        keeper.stop()
+
+
+def _evaluate_and_report(job_id: str, payload: dict, lease_id: str | None) -> dict:
     try:
         result = _evaluate(job_id, payload)
     except SoftTimeLimitExceeded:
@@ -190,8 +200,6 @@ def evaluate_task(task, job_id: str) -> dict:
         )
     except Exception:  # the harness itself broke: report it, the site redelivers or gives up
         return _report_failure(job_id, "harness error:\n" + traceback.format_exc()[-3000:], lease_id)
-    finally:
-        keeper.stop()
 
     try:
         answer = CLIENT.post_result(job_id, result, lease=lease_id)

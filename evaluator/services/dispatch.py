@@ -223,7 +223,10 @@ def lease_expired(job: EvaluationJob, now=None) -> bool:
 
 def _requeue_lost(job: EvaluationJob, now, *, send: bool, detail: str) -> bool:
     """A locked running job whose runner is lost: back to queued (and sent again when `send`), or
-    failed for good at the delivery limit. True when it was queued again."""
+    failed for good at the delivery limit. True when it was queued again. The job keeps its last
+    lease id (and runner) until another claim replaces them: a holder that was only unheard (a
+    stalled site, a cut network) takes the job back with its next renewal or its result, as long
+    as no other delivery took it."""
     lost = job.runner
     if lost is not None:
         release_runner(lost, job)
@@ -231,8 +234,8 @@ def _requeue_lost(job: EvaluationJob, now, *, send: bool, detail: str) -> bool:
         error = f"given up after {job.deliveries} deliveries without a result (runner lost each time)"
         settle_job(job, JobState.FAILED, runner=lost, detail=f"{detail}; {error}", error=error)
         return False
-    job.state, job.lease_id, job.lease_expires_at = JobState.QUEUED, None, None
-    fields = ["state", "lease_id", "lease_expires_at"]
+    job.state, job.lease_expires_at = JobState.QUEUED, None
+    fields = ["state", "lease_expires_at"]
     if send:
         job.sent_at = now
         fields.append("sent_at")
@@ -357,17 +360,25 @@ def check_lease(job: EvaluationJob, lease) -> None:
 @transaction.atomic
 def renew_lease(*, runner: Runner, job_id, lease) -> EvaluationJob:
     """Extend the lease of a job this runner is running. Refused (`lease_lost`) when the lease is
-    not the job's current one, or the job is past its hard time limit (a runner that keeps
-    renewing cannot hold a job for ever). A lease that ran out but was not yet taken is renewed."""
+    not the job's last one (another delivery took the job, or it is final), or the job is past
+    its hard time limit (a runner that keeps renewing cannot hold a job for ever). A lease that ran
+    out is renewed as long as no other delivery took the job: if it was already queued again, its
+    holder takes it back (the message sent meanwhile finds it leased and is dropped)."""
     job = locked_job(job_id, runner)
-    if job.state != JobState.RUNNING or job.runner_id != runner.pk or job.lease_id is None:
+    if job.state not in (JobState.RUNNING, JobState.QUEUED) or job.runner_id != runner.pk or job.lease_id is None:
         raise JobConflict(f"job is {job.state} and holds no lease of this runner", code="lease_lost")
     check_lease(job, lease)
     now = timezone.now()
     if job.started_at is not None and (now - job.started_at).total_seconds() > stale_after_s(job):
         raise JobConflict("the job is past its hard time limit: the lease is not renewed", code="lease_lost")
     job.lease_expires_at = now + timedelta(seconds=lease_s())
-    job.save(update_fields=["lease_expires_at"])
+    fields = ["lease_expires_at"]
+    if job.state == JobState.QUEUED:
+        job.state = JobState.RUNNING
+        fields.append("state")
+        _event(job, JobState.QUEUED, JobState.RUNNING, runner=runner, detail=f"lease {job.lease_id} taken back")
+        Runner.objects.filter(pk=runner.pk).update(current_job=job)
+    job.save(update_fields=fields)
     return job
 
 

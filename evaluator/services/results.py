@@ -85,7 +85,10 @@ def record_result(
     if require_claim:
         if job.runner_id != runner.pk:
             raise JobConflict("this job is not claimed by this runner", code="not_claimed")
-        if job.state != JobState.RUNNING:
+        # under its last lease, a result also counts when the job was queued again meanwhile (its
+        # runner went unheard) and no other delivery took it: the first result wins
+        allowed = (JobState.RUNNING, JobState.QUEUED) if lease is not None else (JobState.RUNNING,)
+        if job.state not in allowed:
             raise JobConflict(f"job is {job.state}, not running", code=f"job_{job.state}")
         check_lease(job, lease)
     elif job.state in (JobState.FAILED, JobState.CANCELLED):

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 import requests
@@ -240,3 +241,63 @@ def test_the_worker_times_with_the_protocol_the_site_ranks(monkeypatch):
     monkeypatch.setitem(worker.SETTINGS, "config", {"chip": "cpu"})  # a site from before the setting
     harness = worker._make_harness()
     assert (harness.config.flush, harness.config.clock) == ("write", "events")
+
+
+class RenewalRecorder:
+    """Stands in for the SiteClient a LeaseKeeper makes: records renewals, answers from a script."""
+
+    renewals: list = []
+    answer: object = None
+
+    def __init__(self, site, token, **options):
+        self.options = options
+
+    def renew_lease(self, job_id, lease):
+        RenewalRecorder.renewals.append((job_id, lease, time.monotonic()))
+        if isinstance(RenewalRecorder.answer, Exception):
+            raise RenewalRecorder.answer
+        return {"lease": lease}
+
+
+@pytest.fixture
+def renewals(worker_module, monkeypatch):
+    RenewalRecorder.renewals, RenewalRecorder.answer = [], None
+    monkeypatch.setattr(worker_module, "SiteClient", RenewalRecorder)
+    monkeypatch.setitem(worker_module.SETTINGS, "site", "http://site")
+    monkeypatch.setattr(worker_module, "SECRETS", ("kgbr_12345678_" + "k" * 43,))
+    return RenewalRecorder.renewals
+
+
+def test_the_lease_is_renewed_while_the_job_runs_then_sent_with_its_result(worker_module, monkeypatch, renewals):
+    from evaluator.runner.fake import FakeHarness
+
+    monkeypatch.setenv("KGB_FAKE_HARNESS_SLEEP_S", "1.0")
+    monkeypatch.setattr(worker_module, "HARNESS", FakeHarness())
+    lease = {"id": "lease-1", "renew_every_s": 0.25, "seconds": 0.75}
+    client = ScriptedClient(claim=PAYLOAD | {"lease": lease}, post={"verdict": "correct"})
+    monkeypatch.setattr(worker_module, "CLIENT", client)
+    assert worker_module.evaluate_task(None, "j1") == {"job_id": "j1", "verdict": "correct"}
+    finished = time.monotonic()
+    assert len(renewals) >= 2 and all(call[:2] == ("j1", "lease-1") for call in renewals)
+    assert client.calls[-1] == ("result", "j1", "correct", "lease-1")
+    count = len(renewals)
+    time.sleep(0.6)
+    assert len(renewals) == count and all(at <= finished for *_, at in renewals)  # no renewal after the job
+
+
+def test_a_refused_renewal_ends_the_renewals_and_a_failure_carries_the_lease(worker_module, monkeypatch, renewals):
+    RenewalRecorder.answer = ApiError(409, "lease_lost", "gone")
+
+    class SlowBrokenHarness:
+        def evaluate(self, *args, **kwargs):
+            time.sleep(0.8)
+            raise RuntimeError("device lost")
+
+    monkeypatch.setattr(worker_module, "HARNESS", SlowBrokenHarness())
+    client = ScriptedClient(
+        claim=PAYLOAD | {"lease": {"id": "lease-2", "renew_every_s": 0.2}}, fail={"state": "queued"}
+    )
+    monkeypatch.setattr(worker_module, "CLIENT", client)
+    assert worker_module.evaluate_task(None, "j1")["failed"].startswith("harness error")
+    assert len(renewals) == 1  # lease_lost: no more renewals
+    assert client.calls[-1] == ("fail", "j1", "lease-2")

@@ -242,6 +242,10 @@ CELERY_RESULT_BACKEND = None
 KGB_SITE_URL = env_str("KGB_SITE_URL", "http://127.0.0.1:8000")
 KGB_PRELIMINARY_MIN_OPERATORS = env_int("KGB_PRELIMINARY_MIN_OPERATORS", 10, minimum=1)
 KGB_MAX_QUEUED_JOBS_PER_USER = env_int("KGB_MAX_QUEUED_JOBS_PER_USER", 2000, minimum=1)
+# fair dispatch: at most this many of one user's jobs per chip in the broker at once (or the chip's active
+# runners, if more); the rest wait on the site and go out as the user's earlier jobs settle, so users take
+# turns on a chip instead of queueing behind the biggest upload (evaluator/services/fair_share.py)
+KGB_FAIR_SHARE_WINDOW = env_int("KGB_FAIR_SHARE_WINDOW", 4, minimum=1)
 KGB_RUNNER_OFFLINE_AFTER_S = env_int("KGB_RUNNER_OFFLINE_AFTER_S", 120, minimum=5)
 KGB_RUNNER_HEARTBEAT_S = env_int("KGB_RUNNER_HEARTBEAT_S", 30, minimum=1)
 KGB_MAX_JOB_DELIVERIES = env_int("KGB_MAX_JOB_DELIVERIES", 3, minimum=1)

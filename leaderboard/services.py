@@ -452,13 +452,15 @@ def delete_submission(*, submission: Submission, user: AbstractBaseUser) -> None
     job gone, and none can leave an evaluation behind."""
     if not (user.is_staff or submission.uploader_id == user.pk):
         raise Forbidden("Only the uploader can delete this submission.")
-    list(
+    owners = set(
         EvaluationJob.objects.select_for_update(of=("self",))
         .filter(attempt__submission=submission)
         .order_by("pk")  # one order for every locker: two deletes of one submission cannot deadlock
-        .values_list("pk", flat=True)
+        .values_list("owner_id", flat=True)
     )
     submission.delete()
+    # the deleted jobs' places in their owners' fair share of each chip go to the owners' next waiting jobs
+    evaluator_services.send_waiting_jobs(owner_ids=owners)
 
 
 def rotate_api_token(*, user: AbstractBaseUser) -> Token:

@@ -26,6 +26,7 @@ from evaluator.services.dispatch import (
     renew_lease,
     requeue_expired_leases,
     resend_queued_jobs,
+    send_waiting_jobs,
     stale_after_s,
 )
 from evaluator.services.fleet import (
@@ -90,6 +91,7 @@ __all__ = [
     "renew_lease",
     "requeue_expired_leases",
     "resend_queued_jobs",
+    "send_waiting_jobs",
     "rotate_token",
     "runner_for_token",
     "set_signing_key",

@@ -12,6 +12,7 @@ from evaluator import selectors
 from evaluator.harness import signing
 from evaluator.models import Chip, EvaluationJob, Runner
 from evaluator.serializers import validate_result
+from evaluator.services import fair_share
 from evaluator.services.dispatch import job_payload
 from evaluator.services.fleet import audit
 from evaluator.services.results import record_result
@@ -23,13 +24,12 @@ RESULTS_SCHEMA = "kgb.results/1"
 
 
 def export_jobs(*, chip: Chip, limit: int | None = None) -> dict:
-    """A job bundle of the chip's queued jobs, oldest first. Claims nothing: the jobs stay queued,
-    so a live runner may still take them; whichever result arrives first is recorded. `ceilings`
+    """A job bundle of the chip's queued jobs, round robin across their owners (fair_share.fair_order:
+    a `limit` takes every owner's oldest first, not the biggest upload's). Claims nothing: the jobs stay
+    queued, so a live runner may still take them; whichever result arrives first is recorded. `ceilings`
     (the chip's, as the site ranks them) are in the format of the harness CLI's `--peaks FILE`."""
-    jobs = (
-        EvaluationJob.objects.filter(chip=chip, state=JobState.QUEUED)
-        .select_related("attempt", "chip")
-        .order_by("queued_at", "id")
+    jobs = fair_share.fair_order(
+        EvaluationJob.objects.filter(chip=chip, state=JobState.QUEUED).select_related("attempt", "chip")
     )
     if limit is not None:
         jobs = jobs[:limit]

@@ -31,13 +31,13 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
-from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from evaluator import hidden_cases, selectors, signals
 from evaluator.errors import HiddenCasesUnavailable, JobConflict, JobForbidden, JobNotFound, QueueLimitExceeded
 from evaluator.harness.hidden import HIDDEN_TIER
 from evaluator.models import Chip, EvaluationJob, JobEvent, Runner
+from evaluator.services import fair_share
 from evaluator.vocabulary import TERMINAL_JOB_STATES, DeviceType, JobState, RunnerState, Tier
 from kgsite.celery import app as celery_app
 from kgsite.errors import ApplicationError, Invalid
@@ -115,6 +115,16 @@ def settle_job(
     job.save(update_fields=["state", "finished_at", "runner", "error", "lease_id", "lease_expires_at"])
     _event(job, previous, state, runner=runner, user=user, detail=detail)
     signals.job_settled.send(sender=EvaluationJob, job=job)
+    send_waiting_jobs(chip_id=job.chip_id, owner_ids=[job.owner_id])  # the owner's next turn on the chip
+
+
+def send_waiting_jobs(*, chip_id: int | None = None, owner_ids: Iterable[int | None] | None = None) -> int:
+    """Send (after commit) the waiting jobs whose owner's fair share of their chip's queue has room
+    (evaluator.services.fair_share); limited to one chip and some owners when given. Returns how many."""
+    turns = fair_share.take_turns(chip_id=chip_id, owner_ids=owner_ids)
+    for job in turns:
+        _enqueue_after_commit(job)
+    return len(turns)
 
 
 def check_queue_cap(*, owner_ids: Iterable[int | None]) -> None:
@@ -134,7 +144,9 @@ def check_queue_cap(*, owner_ids: Iterable[int | None]) -> None:
 def create_jobs(
     *, attempts: Iterable[Any], chip: Chip, tier: str, held_out: bool = False, user: AbstractBaseUser | None = None
 ) -> list[EvaluationJob]:
-    """Record one queued job per attempt, then (after commit) send each to the chip's queue.
+    """Record one queued job per attempt, then (after commit) send to the chip's queue those that fit in
+    their owner's fair share of it (evaluator.services.fair_share); the others are sent as the owner's
+    earlier jobs settle.
 
     `attempts` are leaderboard.Attempt rows; the evaluator reads only their primary key and the
     uploader of their submission (the job's owner, whose queue cap applies). `user` is who asked,
@@ -154,7 +166,6 @@ def create_jobs(
             chip=chip,
             tier=tier,
             timeout_s=TIER_TIMEOUT_S[tier],
-            sent_at=timezone.now(),
             # from `secrets`, never `random`: the seed must not be predictable from other runs
             secret_seed=secrets.randbits(63) if held_out else None,
         )
@@ -165,8 +176,14 @@ def create_jobs(
             user=user,
             detail=f"tier={tier} chip={chip.slug}" + (" held-out" if held_out else ""),
         )
-        _enqueue_after_commit(job)
         jobs.append(job)
+    # the new jobs' turns (and those of any earlier job of these owners still waiting, which go first)
+    turns = fair_share.take_turns(chip_id=chip.pk, owner_ids=set(owners))
+    sent_at = {turn.pk: turn.sent_at for turn in turns}
+    for job in jobs:
+        job.sent_at = sent_at.get(job.pk)
+    for turn in turns:
+        _enqueue_after_commit(turn)
     return jobs
 
 
@@ -425,20 +442,18 @@ def resend_queued_jobs(*, older_than_s: int, chip: Chip | None = None) -> int:
     """Send again only what is really lost: running jobs whose lease ran out (requeue_expired_leases)
     and queued jobs whose last message went out more than `older_than_s` ago (a message lost while
     the broker was down, or a broker that lost its data). A running job under a live lease is never
-    sent again. Returns how many messages were sent. Any extra message is harmless: its claim finds
-    the job leased or final and the worker drops it."""
+    sent again, nor is a job that waits for its owner's turn (no message yet: fair_share); a turn
+    that was missed is taken now. Returns how many messages were sent. Any extra message is
+    harmless: its claim finds the job leased or final and the worker drops it."""
     now = timezone.now()
     count = requeue_expired_leases(chip=chip)
-    queued = (
-        EvaluationJob.objects.filter(state=JobState.QUEUED)
-        .annotate(last_sent=Coalesce("sent_at", "queued_at"))
-        .filter(last_sent__lt=now - timedelta(seconds=older_than_s))
-        .select_related("chip")
-    )
+    queued = EvaluationJob.objects.filter(
+        state=JobState.QUEUED, sent_at__isnull=False, sent_at__lt=now - timedelta(seconds=older_than_s)
+    ).select_related("chip")
     if chip is not None:
         queued = queued.filter(chip=chip)
     jobs = list(queued)
     EvaluationJob.objects.filter(pk__in=[job.pk for job in jobs]).update(sent_at=now)
     for job in jobs:
         _send_job(str(job.id), job.chip.queue_name, job.timeout_s)
-    return count + len(jobs)
+    return count + len(jobs) + send_waiting_jobs(chip_id=chip.pk if chip is not None else None)

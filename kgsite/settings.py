@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from kgsite.env import env_bool, env_int, env_list, env_str
@@ -27,6 +28,9 @@ _DEV_SECRET = "dev-only-insecure-secret-key-change-me-0123456789abcdefghijklmnop
 SECRET_KEY = env_str("SECRET_KEY", _DEV_SECRET if DEBUG or TESTING else None)
 if len(SECRET_KEY) < 32:
     raise ImproperlyConfigured("SECRET_KEY must be at least 32 characters long")
+if not (DEBUG or TESTING) and (SECRET_KEY == _DEV_SECRET or SECRET_KEY.startswith("django-insecure-")):
+    # the development key is public (it is in this file): with it anyone can forge sessions and reset links
+    raise ImproperlyConfigured("SECRET_KEY is the public development key: set a secret one when DEBUG is off")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"] if DEBUG or TESTING else [])
 if not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DEBUG is off (comma-separated host names)")
@@ -41,6 +45,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "csp",
     "rest_framework",
     "rest_framework.authtoken",
     "django_filters",
@@ -60,6 +65,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     # application errors (kgsite.errors) escaping an HTML view become the error page with their status
     "kgsite.error_handlers.ApplicationErrorMiddleware",
 ]
@@ -107,6 +113,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # not a rule: Django tells every validator when a password was changed (admin, `changepassword`,
+    # reset and change forms); this one revokes the user's API token then
+    {"NAME": "leaderboard.password_hooks.RevokeApiTokensOnPasswordChange"},
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -161,6 +170,23 @@ KGB_TRUSTED_PROXIES = env_int("KGB_TRUSTED_PROXIES", 0, minimum=0)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# django-csp: everything from this origin only (static files are vendored, no CDN); no inline script
+# or style (handlers live in static/js/site.js, styles in static/css); data: images for Plotly's and
+# Swagger UI's icons
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 SESSION_COOKIE_HTTPONLY = True
 
 # uploads: a whole 210-file submission zip stays far below this; larger requests are refused
@@ -190,7 +216,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # LimitOffsetPagination with a largest page (an unbounded ?limit= overflowed the database's LIMIT)
+    "DEFAULT_PAGINATION_CLASS": "kgsite.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
     "NUM_PROXIES": KGB_TRUSTED_PROXIES,
     "DEFAULT_THROTTLE_CLASSES": [

@@ -7,8 +7,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from evaluator.models import Chip
 from evaluator.vocabulary import Tier
-from leaderboard.models import LLMModel, Scaffold
-from leaderboard.selectors import SORT_KEYS, SOURCE_CHOICES, LeaderboardFilters
+from leaderboard.selectors import SORT_KEYS, SOURCE_CHOICES, LeaderboardFilters, Viewer, filter_choices
 from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
 from leaderboard.vocabulary import MIXED, Track
 
@@ -31,12 +30,15 @@ class LeaderboardFilterForm(forms.Form):
     q = forms.CharField(required=False, max_length=80, label="Search")
     sort = forms.CharField(required=False, max_length=40)
 
-    def __init__(self, *args, chip_required: bool = False, **kwargs):
+    def __init__(self, *args, viewer: Viewer = None, chip_required: bool = False, **kwargs):
+        """`viewer`: whose view the choices are for (only models and scaffolds of submissions they may see
+        are named; None is an anonymous visitor)."""
         super().__init__(*args, **kwargs)
         chips = [(c.slug, c.name) for c in Chip.objects.order_by("vendor", "name").only("slug", "name")]
         self.fields["chip"].choices = chips if chip_required else [("", "All chips"), *chips]
-        self.fields["model"].choices = [("", "Any model"), *[(m.pk, str(m)) for m in LLMModel.objects.all()]]
-        self.fields["scaffold"].choices = [("", "Any scaffold"), *[(s.pk, str(s)) for s in Scaffold.objects.all()]]
+        choices = filter_choices(viewer=viewer)
+        self.fields["model"].choices = [("", "Any model"), *[(m.pk, str(m)) for m in choices.models]]
+        self.fields["scaffold"].choices = [("", "Any scaffold"), *[(s.pk, str(s)) for s in choices.scaffolds]]
 
     def filters(self, **overrides) -> LeaderboardFilters:
         """The validated filters; invalid values fall back to defaults (a stale link still shows a table)."""

@@ -22,7 +22,7 @@ from evaluator.models import Chip, Evaluation, EvaluationJob
 from evaluator.vocabulary import TERMINAL_JOB_STATES, VERDICT_RANK, JobState, Tier, Verdict
 from kgsite.errors import NotFound
 from leaderboard import metrics
-from leaderboard.models import Attempt, LeaderboardEntry, ReportedResult, Submission
+from leaderboard.models import Attempt, LeaderboardEntry, LLMModel, ReportedResult, Scaffold, Submission
 from leaderboard.vocabulary import (
     CATALOG_PROMPT_SET,
     MIXED,
@@ -237,17 +237,35 @@ EXPORT_FIELDS = [f for f in LeaderboardRow.__dataclass_fields__ if f not in ("mo
 
 
 def visible_submissions(viewer: Viewer) -> Q:
-    """The visibility rule: public submissions, plus the viewer's own private ones (staff see everything)."""
+    """The visibility rule: public submissions that are not withdrawn, plus the viewer's own ones (private
+    or withdrawn: their uploader still reaches them from the account page); staff see everything."""
     if viewer is not None and getattr(viewer, "is_staff", False):
         return Q()
+    public = Q(is_public=True) & ~Q(status=SubmissionStatus.WITHDRAWN)
     if viewer is not None and viewer.is_authenticated:
-        return Q(is_public=True) | Q(uploader=viewer)
-    return Q(is_public=True)
+        return public | Q(uploader=viewer)
+    return public
 
 
 def submissions_visible_to(viewer: Viewer) -> QuerySet[Submission]:
     """What lists and boards show: the visible submissions, without withdrawn ones."""
     return Submission.objects.filter(visible_submissions(viewer)).exclude(status=SubmissionStatus.WITHDRAWN)
+
+
+@dataclass(frozen=True)
+class FilterChoices:
+    models: list[LLMModel]
+    scaffolds: list[Scaffold]
+
+
+def filter_choices(*, viewer: Viewer) -> FilterChoices:
+    """The models and scaffolds the leaderboard filters offer: those of submissions the viewer may see (a
+    model or scaffold used only by someone else's private or withdrawn submission is not named)."""
+    visible = submissions_visible_to(viewer)
+    return FilterChoices(
+        models=list(LLMModel.objects.filter(pk__in=visible.values("model_id"))),
+        scaffolds=list(Scaffold.objects.filter(pk__in=visible.values("scaffold_id"))),
+    )
 
 
 def submission_for_viewer(*, pk, viewer: Viewer) -> Submission:

@@ -470,6 +470,13 @@ def rotate_api_token(*, user: AbstractBaseUser) -> Token:
         return Token.objects.create(user=user)
 
 
+def revoke_api_tokens(*, user: AbstractBaseUser) -> int:
+    """Delete the user's API token (on a password change: a token taken with the old password dies
+    with it); returns how many were deleted. A new one is made on the account page."""
+    deleted, _ = Token.objects.filter(user=user).delete()
+    return deleted
+
+
 # --- reported (published) results --------------------------------------------------------------------------
 
 PAPER_SOURCE = "KernelGenBench paper (flagos-ai/KernelGenBench docs/exp.md)"

@@ -10,6 +10,8 @@ import inspect
 import io
 from urllib.parse import urlencode
 
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -20,12 +22,14 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from evaluator import selectors as evaluator_selectors
+from kgsite import downloads
 from kgsite.errors import ApplicationError
 from leaderboard import charts, selectors, services
 from leaderboard.forms import LeaderboardFilterForm, SignUpForm, SubmissionUploadForm
@@ -40,21 +44,26 @@ from leaderboard.throttles import signup_throttle_allows, submission_throttle_al
 from operators.models import OperatorSource
 
 LEADERBOARD_PAGE_SIZE = 50  # rows per page; the downloads hold every row
+# Plotly writes its own stylesheet into <style> elements and style="" attributes at run time (no option turns
+# that off); without them its charts lose their layout and hover. Pages that draw charts allow inline styles,
+# never inline scripts (settings.CONTENT_SECURITY_POLICY keeps script-src 'self' everywhere).
+CHART_PAGE_CSP = {"style-src": [UNSAFE_INLINE]}
 
 
 def export_response(export: selectors.Export, fmt: str) -> HttpResponse:
-    """The same rows as the page, as CSV or JSON (`?format=csv|json` on any table's URL)."""
+    """The same rows as the page, as CSV or JSON (`?format=csv|json` on any table's URL). The file name
+    and the CSV cells go through kgsite.downloads (no header injection, no spreadsheet formulas)."""
     if fmt == "json":
         response = JsonResponse({"count": len(export.rows), "results": export.rows}, json_dumps_params={"indent": 1})
-        response["Content-Disposition"] = f'attachment; filename="{export.filename}.json"'
+        response["Content-Disposition"] = downloads.attachment(export.filename, "json")
         return response
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=export.fields, extrasaction="ignore")
     writer.writeheader()
     for row in export.rows:
-        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in export.fields})
+        writer.writerow({k: downloads.csv_cell(row.get(k)) for k in export.fields})
     response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{export.filename}.csv"'
+    response["Content-Disposition"] = downloads.attachment(export.filename, "csv")
     return response
 
 
@@ -119,8 +128,9 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
+@csp_update(CHART_PAGE_CSP)
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    form = LeaderboardFilterForm(request.GET) if request.GET else LeaderboardFilterForm()
+    form = LeaderboardFilterForm(request.GET or None, viewer=request.user)
     view = _leaderboard_view(request, form.filters() if request.GET else selectors.LeaderboardFilters())
     filters, rows = view.filters, view.rows
     fmt = _export_format(request)
@@ -170,10 +180,13 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 
 
 def _default_chip(request: HttpRequest) -> str:
-    chip = request.GET.get("chip")
-    if chip:
+    """The chip the MS view compares sources on: the requested one when it is a chip's slug, else the chip
+    with the most results (an unknown value, even one with CR/LF, is ignored with a message)."""
+    chip = request.GET.get("chip", "")
+    if chip and evaluator_selectors.chip_for_slug(slug=chip) is not None:
         return chip
-    # the chip with the most results (the MS view compares sources on one chip)
+    if chip and not _export_format(request):
+        messages.warning(request, "The chip in this link is not known; showing the chip with the most results.")
     return selectors.busiest_chip_slug()
 
 
@@ -181,7 +194,7 @@ def multi_source(request: HttpRequest) -> HttpResponse:
     chip = _default_chip(request)
     data = request.GET.copy()
     data["chip"] = chip
-    form = LeaderboardFilterForm(data, chip_required=True)
+    form = LeaderboardFilterForm(data, viewer=request.user, chip_required=True)
     filters = form.filters(chip=chip, source="all")
     columns, rows = selectors.multi_source(filters=filters, viewer=request.user)
     fmt = _export_format(request)
@@ -205,8 +218,9 @@ def multi_source(request: HttpRequest) -> HttpResponse:
     )
 
 
+@csp_update(CHART_PAGE_CSP)
 def multi_chip(request: HttpRequest) -> HttpResponse:
-    form = LeaderboardFilterForm(request.GET) if request.GET else LeaderboardFilterForm()
+    form = LeaderboardFilterForm(request.GET or None, viewer=request.user)
     filters = form.filters() if request.GET else selectors.LeaderboardFilters()
     chips, reference, rows = selectors.multi_chip(
         filters=filters, viewer=request.user, reference=request.GET.get("reference", "")
@@ -430,6 +444,7 @@ class LoginView(auth_views.LoginView):
         return response
 
 
+@never_cache  # it shows a new API token once: no browser or proxy cache may keep a copy
 @login_required
 def account(request: HttpRequest) -> HttpResponse:
     page = selectors.account_page(user=request.user)

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from kgsite import settings as site_settings
+
 ROOT = Path(__file__).resolve().parents[2]
+DEV_SECRET = site_settings._DEV_SECRET  # the key `make run` uses with DEBUG=1
 GOOD_ENV = {
     "SECRET_KEY": "x" * 50,
     "ALLOWED_HOSTS": "example.org",
@@ -45,6 +48,8 @@ def test_good_production_settings_start() -> None:
     [
         ({"SECRET_KEY": None}, "SECRET_KEY must be set"),
         ({"SECRET_KEY": "short"}, "SECRET_KEY must be at least 32 characters"),
+        ({"SECRET_KEY": DEV_SECRET}, "SECRET_KEY is the public development key"),
+        ({"SECRET_KEY": "django-insecure-" + "k" * 40}, "SECRET_KEY is the public development key"),
         ({"DEBUG": "maybe"}, "DEBUG='maybe' is not a boolean"),
         ({"ALLOWED_HOSTS": " , "}, "ALLOWED_HOSTS is set but empty"),
         ({"ALLOWED_HOSTS": None}, "ALLOWED_HOSTS must be set when DEBUG is off"),

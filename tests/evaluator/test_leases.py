@@ -271,3 +271,16 @@ def test_a_live_lease_belongs_only_to_a_running_job(job):
         EvaluationJob.objects.filter(pk=job.pk).update(lease_id=uuid.uuid4(), lease_expires_at=timezone.now())
     # a queued job may keep its last delivery's lease id (its holder may take it back)
     EvaluationJob.objects.filter(pk=job.pk).update(lease_id=uuid.uuid4())
+
+
+def test_the_resend_command_run_three_times_sends_nothing_for_a_leased_job(runner_and_token, job, sent_tasks, capsys):
+    from django.core.management import call_command
+
+    _, token = runner_and_token
+    claim(token, job)
+    sent_tasks.clear()
+    for _ in range(3):
+        call_command("resend_queued_jobs", "--older-than", "0")
+    assert sent_tasks == [] and capsys.readouterr().out.count("re-sent 0 job(s)") == 3
+    job.refresh_from_db()
+    assert (job.state, job.deliveries) == (JobState.RUNNING, 1)

@@ -38,7 +38,8 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     """Every refusal of every API as `{"error": code, "detail": message[, "errors": [...]]}`."""
     if isinstance(exc, ApplicationError):
         return Response(exc.as_dict(), status=exc.status)
-    if isinstance(exc, RequestDataTooBig):  # a body over a size limit, refused before it was read whole (kgsite.uploads)
+    # a body over a size limit, refused before it was read whole (kgsite.uploads)
+    if isinstance(exc, RequestDataTooBig):
         return Response({"error": "too_large", "detail": str(exc)}, status=413)
     response = drf_exception_handler(exc, context)  # keeps DRF's statuses and headers (WWW-Authenticate, Retry-After)
     if response is None:

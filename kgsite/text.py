@@ -16,7 +16,9 @@ import unicodedata
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 # invisible characters of other categories: the combining grapheme joiner, Hangul fillers, the
 # braille blank, variation selectors
-INVISIBLE = frozenset({0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)})
+INVISIBLE = frozenset(
+    {0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800, *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)}
+)
 
 
 def unsafe_characters(text: str) -> list[str]:

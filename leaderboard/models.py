@@ -101,7 +101,9 @@ class Scaffold(models.Model):
             ),
             # and one per owner among the unreviewed ones: an uploader's own, resolved next
             models.UniqueConstraint(
-                fields=["owner", "name", "version"], condition=models.Q(reviewed=False), name="scaffold_unique_per_owner"
+                fields=["owner", "name", "version"],
+                condition=models.Q(reviewed=False),
+                name="scaffold_unique_per_owner",
             ),
             models.CheckConstraint(condition=models.Q(kind__in=ScaffoldKind.values), name="scaffold_kind_valid"),
         ]

@@ -304,8 +304,14 @@ def test_member_names_must_match_exactly(name):
 )
 @pytest.mark.parametrize(
     "field",
-    [("name",), ("model", "name"), ("model", "provider"), ("model", "version"), ("scaffold", "name"),
-     ("scaffold", "version")],
+    [
+        ("name",),
+        ("model", "name"),
+        ("model", "provider"),
+        ("model", "version"),
+        ("scaffold", "name"),
+        ("scaffold", "version"),
+    ],
 )
 def test_names_with_control_bidi_or_invisible_characters_are_refused(field, text):
     metadata = json.loads(make_metadata())

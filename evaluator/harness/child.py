@@ -175,6 +175,14 @@ class State:
         # than the call's inputs: reading one back on the host mid-call is how a wrapper tells a
         # real call from the ghost replay (a canary kernel), which honest wrappers never need
         self.launched: set[int] = set()
+        self.launched_elements_read = 0
+        # what the candidate read back of launch-written buffers, in order, per case (its first
+        # real call); the ghost replay of that case serves these instead of what the switched-off
+        # launches left, so a canary cannot tell the ghost from a real call
+        self.readbacks: dict[str, list[Any]] = {}
+        self.recording: list[Any] | None = None
+        self.replaying: list[Any] | None = None
+        self.served = 0  # recorded reads served in this ghost call
         self.input_storages: set[int] = set()
         self.input_elements_read = 0  # input values the candidate read on the host this call
         self.value_storages: set[int] = set()  # the inputs' storages and copies or views of them
@@ -184,6 +192,10 @@ class State:
         self.launches = 0
         self.trace = []
         self.launched = set()
+        self.launched_elements_read = 0
+        self.recording = None
+        self.replaying = None
+        self.served = 0
         self.input_storages = {_storage_of(t) for t in _tensors_in(inputs)}
         self.value_storages = set(self.input_storages)
         self.input_elements_read = 0
@@ -224,19 +236,54 @@ def _host_read_tensors(name: str, args: Any, kwargs: Any) -> list[Any]:
     return []
 
 
-def _note_host_reads(tensors: list[Any]) -> None:
-    """A read of a buffer this call's own Triton launch wrote is how a wrapper tells a real call
-    from the ghost replay (a canary kernel): a finding at once. Reads of the inputs' values are
-    counted: beyond a few scalars, that is arithmetic done on the host."""
+READBACK_RECORD_MAX = 64  # values of launch-written buffers recorded per call for the ghost replay
+
+
+def _note_host_reads(tensors: list[Any]) -> list[Any]:
+    """Count host reads of the inputs' values and of buffers this call's own launches wrote
+    (beyond HOST_READ_ELEMENTS of either, the call's end reports host arithmetic); returns the
+    launch-written ones, whose values the real call records and the ghost replay serves."""
+    launched = []
     for t in tensors:
         storage = _storage_of(t)
-        if storage in STATE.launched and len(STATE.trace) < 64:
-            STATE.trace.append(
-                "read back on the host a buffer its Triton launch wrote during the call "
-                "(what tells a real call from the ghost replay)"
-            )
+        if storage in STATE.launched:
+            STATE.launched_elements_read += int(t.numel())
+            launched.append(t)
         elif storage in STATE.value_storages:
             STATE.input_elements_read += int(t.numel())
+    return launched
+
+
+def _flat_values(t: Any) -> list[Any]:
+    return _ORIGINAL_TOLIST(t.detach().reshape(-1).cpu()) if t.numel() <= READBACK_RECORD_MAX else []
+
+
+def _record(values: list[Any]) -> None:
+    if STATE.recording is not None and len(STATE.recording) < READBACK_RECORD_MAX:
+        STATE.recording.append(values)
+
+
+def _replayed(like: Any) -> Any:
+    """The next value the real call read (None when there is none or its size differs)."""
+    import torch
+
+    if not STATE.replaying:
+        return None
+    values = STATE.replaying.pop(0)
+    if len(values) != like.numel():
+        return None
+    STATE.served += 1
+    return torch.tensor(values, dtype=like.dtype).reshape(like.shape)
+
+
+def _serve_read(name: str, func: Any, args: Any, kwargs: Any, served: Any) -> Any:
+    """The result a host read would have had with the recorded values (the ghost replay)."""
+    if name in HOST_READS:
+        value = served.reshape(-1)[0].item() if served.numel() else 0
+        return bool(value) if name in ("is_nonzero", "equal") else value
+    if name == "copy_":
+        return args[0].copy_(served)
+    return served.to(dtype=(kwargs or {}).get("dtype") or served.dtype)
 
 
 def _on_device(t: Any) -> bool:
@@ -247,18 +294,27 @@ def _patch_host_reads() -> None:
     """tolist() and numpy() read a host tensor's memory without an aten op: note them too."""
     import torch
 
+    global _ORIGINAL_TOLIST
+    _ORIGINAL_TOLIST = torch.Tensor.tolist
+
     for method in ("tolist", "numpy"):
         original = getattr(torch.Tensor, method)
 
         def read(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
-            if STATE.in_candidate:
-                _note_host_reads([self])
+            if STATE.in_candidate and _note_host_reads([self]):
+                if STATE.ghost:
+                    served = _replayed(self)
+                    if served is not None:
+                        return _original(served, *args, **kwargs)
+                else:
+                    _record(_flat_values(self))
             return _original(self, *args, **kwargs)
 
         setattr(torch.Tensor, method, read)
 
 
 STATE = State()
+_ORIGINAL_TOLIST: Any = None  # torch.Tensor.tolist before _patch_host_reads (records use it)
 
 
 def _as_candidate_code(fn: Any) -> Any:
@@ -315,14 +371,14 @@ def _patch_triton_launches() -> None:
         ) -> Any:
             hooks = None
             if STATE.in_candidate:
-                if STATE.ghost:
-                    return None
-                if not kwargs.get("warmup"):
-                    STATE.launches += 1
                 for t in _tensors_in(list(args)) + _tensors_in(dict(kwargs)):
                     storage = _storage_of(t)
                     if storage and storage not in STATE.input_storages:
                         STATE.launched.add(storage)
+                if STATE.ghost:
+                    return None
+                if not kwargs.get("warmup"):
+                    STATE.launches += 1
                 if "grid" in kwargs:
                     kwargs["grid"] = _as_candidate_code(kwargs["grid"])
                 hooks = getattr(self, "pre_run_hooks", None)
@@ -352,11 +408,18 @@ def _make_trace_mode(*, always: bool = False) -> Any:
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             if (always or STATE.in_candidate) and not STATE.in_triton:
                 name = func.overloadpacket.__name__
+                launched_reads: list[Any] = []
                 if name not in ALLOWED_ATEN and len(STATE.trace) < 64:
                     where = " in a thread" if always else ""
                     STATE.trace.append(f"ran aten op {func} itself{where} (torch arithmetic)")
                 else:
-                    _note_host_reads(_host_read_tensors(name, args, kwargs))
+                    launched_reads = _note_host_reads(_host_read_tensors(name, args, kwargs))
+                if launched_reads and STATE.ghost:
+                    served = _replayed(launched_reads[0])
+                    if served is not None:
+                        return _serve_read(name, func, args, kwargs, served)
+                if launched_reads and not STATE.ghost:
+                    _record(_flat_values(launched_reads[0]))
             result = func(*args, **(kwargs or {}))
             if STATE.in_candidate and not STATE.in_triton and not name.startswith(VALUELESS_OPS):
                 # copies, views and conversions of inputs carry input values: reads of them count too
@@ -587,6 +650,11 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
     _poison(msg.get("poison", []), device)
     STATE.reset(inputs)
     STATE.ghost = kind == "ghost"
+    case_key = str(msg.get("case_key", ""))
+    if STATE.ghost:
+        STATE.replaying = [list(v) for v in STATE.readbacks.get(case_key, [])]
+    elif case_key and case_key not in STATE.readbacks:
+        STATE.recording = STATE.readbacks[case_key] = []
     started = time.perf_counter()
     try:
         with torch.no_grad(), candidate.registered():
@@ -602,6 +670,11 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
             STATE.trace.append(
                 f"read {STATE.input_elements_read} input values on the host during the call (host arithmetic)"
             )
+        if STATE.launched_elements_read > HOST_READ_ELEMENTS:
+            STATE.trace.append(
+                f"read back {STATE.launched_elements_read} values its Triton launches wrote during the call "
+                "on the host (host arithmetic on device results)"
+            )
     except BaseException as exc:  # any failure inside the candidate is its runtime error
         STATE.ghost = False
         send(_error_reply(_classify(exc), exc))
@@ -613,6 +686,8 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
         "calls": STATE.calls,
         "launches": STATE.launches,
         "trace": list(STATE.trace),
+        "read_back": STATE.launched_elements_read,
+        "served": STATE.served,
         "elapsed_s": elapsed,
         "output": wire.encode_value(out),
         "inputs_after": {k: wire.encode_tensor(v) for k, v in wire.tensor_items(inputs).items()},

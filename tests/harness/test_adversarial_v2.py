@@ -139,6 +139,7 @@ HONEST_CONTROLS: dict[str, object] = {
     "promote_broadcast.py": ADD_ONE_CASE,
     "grid_lambda_heuristics.py": ADD_ONE_CASE,
     "cat_reference.py": _specs.CAT_ONE,
+    "argmax_scalar_readback.py": "aten::argmax",
 }
 
 # every marker, socket name and port of the files gets this session's nonce (`hostile_source`), so

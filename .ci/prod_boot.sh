@@ -40,9 +40,11 @@ mkdir -p "$KGB_VAR_DIR"
 
 step() { printf '[prod boot %3ds] %s\n' "$SECONDS" "$*"; }
 SECONDS=0
-# the README's deploy steps, as written there
+# the README's deploy steps (one command a line: under `set -e` a failure inside an && list would not stop us)
 step "migrate, sync_operators, seed_chips"
-"$PY" manage.py migrate --verbosity 0 && "$PY" manage.py sync_operators && "$PY" manage.py seed_chips
+"$PY" manage.py migrate --verbosity 0
+"$PY" manage.py sync_operators
+"$PY" manage.py seed_chips
 step "collectstatic"
 "$PY" manage.py collectstatic --noinput --verbosity 1
 step "check --deploy"

@@ -17,29 +17,18 @@ from tests.factories import ChipFactory, OperatorFactory, SubmissionFactory, Use
 from tests.leaderboard.conftest import evaluate
 
 PRODUCTION_STATIC = "whitenoise.storage.CompressedManifestStaticFilesStorage"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": PRODUCTION_STATIC},
+}
 
 
-@pytest.fixture(scope="module")
-def collected(tmp_path_factory):
-    """STATIC_ROOT filled by collectstatic with the production storage, once for the module."""
-    root = tmp_path_factory.mktemp("staticfiles")
-    storages = {
-        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-        "staticfiles": {"BACKEND": PRODUCTION_STATIC},
-    }
-    with override_settings(STATIC_ROOT=root, STORAGES=storages):
+def _collectstatic(root) -> str:
+    """The README's `collectstatic --noinput` into `root` with the production storage; its output."""
+    with override_settings(STATIC_ROOT=root, STORAGES=STORAGES):
         output = io.StringIO()
         call_command("collectstatic", interactive=False, verbosity=1, stdout=output)
-        yield root, output.getvalue()
-
-
-def test_collectstatic_with_the_production_storage_succeeds(collected):
-    root, output = collected
-    assert "post-processed" in output
-    assert (root / "staticfiles.json").is_file()
-    for name in ("css/site.css", "js/site.js", "vendor/htmx.min.js", "vendor/plotly.min.js"):
-        stem, _, extension = name.rpartition(".")
-        assert list(root.glob(f"{stem}.*.{extension}")), name  # the hashed copy the pages link to
+        return output.getvalue()
 
 
 @pytest.fixture
@@ -52,9 +41,15 @@ def site_data(db):
     return operator, submission, evaluation.attempt
 
 
-def test_every_page_renders_against_the_production_manifest(client, collected, site_data):
+def test_collectstatic_then_every_page_renders_against_the_production_manifest(client, tmp_path, site_data):
     operator, submission, attempt = site_data
-    root, _ = collected
+    root = tmp_path / "staticfiles"
+    output = _collectstatic(root)
+    assert "post-processed" in output
+    assert (root / "staticfiles.json").is_file()
+    for name in ("css/site.css", "js/site.js", "vendor/htmx.min.js", "vendor/plotly.min.js"):
+        stem, _, extension = name.rpartition(".")
+        assert list(root.glob(f"{stem}.*.{extension}")), name  # the hashed copy the pages link to
     public = [
         "/",
         "/leaderboard/",
@@ -71,11 +66,7 @@ def test_every_page_renders_against_the_production_manifest(client, collected, s
         "/admin/login/",
     ]
     signed_in = ["/accounts/", "/submissions/new/"]
-    storages = {
-        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-        "staticfiles": {"BACKEND": PRODUCTION_STATIC},
-    }
-    with override_settings(STATIC_ROOT=root, STORAGES=storages):
+    with override_settings(STATIC_ROOT=root, STORAGES=STORAGES):
         for url in public + ["SIGN IN"] + signed_in:
             if url == "SIGN IN":
                 client.force_login(UserFactory())

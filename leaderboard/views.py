@@ -59,7 +59,7 @@ def export_response(export: selectors.Export, fmt: str) -> HttpResponse:
         return response
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=export.fields, extrasaction="ignore")
-    writer.writeheader()
+    writer.writerow({k: downloads.csv_cell(k) for k in export.fields})  # headers too: some are chip slugs
     for row in export.rows:
         writer.writerow({k: downloads.csv_cell(row.get(k)) for k in export.fields})
     response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")

@@ -14,9 +14,10 @@ import pytest
 from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 
+from evaluator.models import Chip
 from leaderboard import services
 from leaderboard.services import refresh_leaderboard_entries
-from tests.factories import LLMModelFactory, ScaffoldFactory, SubmissionFactory
+from tests.factories import ChipFactory, LLMModelFactory, ScaffoldFactory, SubmissionFactory
 from tests.leaderboard.conftest import evaluate
 
 pytestmark = pytest.mark.django_db
@@ -104,6 +105,12 @@ def test_csv_download_neutralises_formula_cells(client, world, formula):
         assert "'\t=1+1 1" in cells, url  # the model, shown as the text it is
     rows = list(csv.DictReader(io.StringIO(client.get("/leaderboard/?format=csv").content.decode())))
     assert rows[0]["name"] == "'" + formula
+    # the header row too: the multi-chip columns are named after chip slugs, and a slug may start with "-"
+    ChipFactory(slug="-1-cmd", name="odd chip")
+    evaluate(submission, world.operators["add"], Chip.objects.get(slug="-1-cmd"), speedup=1.0, sample_index=1)
+    refresh_leaderboard_entries(submission_id=submission.pk)
+    header = next(csv.reader(io.StringIO(client.get("/leaderboard/multi-chip/?format=csv").content.decode())))
+    assert "'-1-cmd_accuracy_pct" in header and not [c for c in header if c[:1] in ("=", "+", "-", "@")]
     # JSON is data, not a spreadsheet: the value is given as it is
     assert client.get("/leaderboard/?format=json").json()["results"][0]["name"] == formula
 

@@ -283,7 +283,8 @@ def requeue_expired_leases(*, chip: Chip | None = None) -> int:
     requeued = 0
     for job_id in list(candidates.values_list("pk", flat=True)):
         with transaction.atomic():
-            job = EvaluationJob.objects.select_for_update().select_related("chip", "runner").get(pk=job_id)
+            # of=self: PostgreSQL cannot lock the nullable side (runner) of the outer join
+            job = EvaluationJob.objects.select_for_update(of=("self",)).select_related("chip", "runner").get(pk=job_id)
             if job.state != JobState.RUNNING or not lease_expired(job, now):
                 continue
             requeued += _requeue_lost(job, now, send=True, detail=_lost_detail(job))

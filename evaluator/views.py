@@ -18,7 +18,9 @@ MAX_RESULTS_FILE_BYTES = 16 * 1024 * 1024
 
 
 class ResultsUploadForm(forms.Form):
-    results_file = forms.FileField(help_text="A results bundle from `python -m evaluator bundle run` (kgb.results/1).")
+    results_file = forms.FileField(
+        help_text="A results bundle (kgb.results/1) from `python -m evaluator bundle run`, signed with the runner's key."
+    )
     runner_name = forms.CharField(
         required=False, max_length=100, help_text="Optional: refuse the file unless this runner signed it."
     )

@@ -189,6 +189,9 @@ class EvaluationJobAdmin(admin.ModelAdmin):
         "started_at",
         "finished_at",
         "error",
+        "lease_id",
+        "lease_expires_at",
+        "sent_at",
     )
     inlines = [JobEventInline]
     actions = ["cancel_jobs"]

@@ -302,6 +302,15 @@ MATRIX: list[tuple[str, str, Url, dict | None, bool, dict[str, set[int]]]] = [
         True,
         runner_api(OK, {403, 404}),
     ),
+    # renewing a lease the runner does not hold: refused, never a renewal
+    (
+        "runner_api:lease",
+        "POST",
+        lambda w: reverse("runner_api:lease", args=[w.job.pk]),
+        {"lease": "00000000-0000-4000-8000-000000000000"},
+        True,
+        runner_api({400, 409}, {403, 404}),
+    ),
     (
         "runner_api:result",
         "POST",

@@ -112,8 +112,8 @@ def test_only_held_out_full_jobs_carry_hidden_cases_and_public_payloads_hold_no_
     assert claimed[public]["secret_seed"] is False
 
     for job in EvaluationJob.objects.all():  # the air-gapped path exports queued jobs the same way
-        job.state = JobState.QUEUED
-        job.save(update_fields=["state"])
+        job.state, job.lease_expires_at = JobState.QUEUED, None  # as a requeue leaves it (no live lease)
+        job.save(update_fields=["state", "lease_expires_at"])
     call_command("export_jobs", "--chip", "h200")
     exported = {entry["job_id"]: entry for entry in json.loads(capsys.readouterr().out)["jobs"]}
     assert exported[str(held_out.id)]["hidden_cases"] == [HIDDEN]

@@ -41,6 +41,7 @@ PROC_SELF_CGROUP = "/proc/self/cgroup"
 RLIMIT_AS_ENV = "KGB_RLIMIT_AS"  # read by child.limit_address_space
 CGROUP_REMOVE_TRIES = 20  # x 50 ms: the kernel frees a cgroup once its last process is reaped
 MAX_START_RETRIES = 3  # consecutive failed starts at a settled level before the pool gives up
+LEVEL_TRIES = 2  # failed starts in a row before an unsettled level is given up for a weaker one
 UID_LOCK_DIR = os.path.join(tempfile.gettempdir(), "kgb-sandbox-uids")
 # the site's state in a development checkout (SQLite database, the filesystem broker's job payloads)
 HIDDEN_IN_CHECKOUT = (os.path.join(REPO_ROOT, "var"),)
@@ -601,6 +602,7 @@ class WarmPool:
         self.level_notes: list[str] = []
         self.level_settled = False  # a child started at self.level: the level is fixed from then on
         self.start_failures = 0
+        self.unsettled_failures = 0  # failed starts at self.level before it settled
         self.refill()
 
     @property
@@ -637,7 +639,13 @@ class WarmPool:
                     if self.start_failures > MAX_START_RETRIES:
                         raise RuntimeError(f"candidate process failed to start ({why})\n{tail[-2000:]}") from None
                     stale = []
+                elif self.unsettled_failures + 1 < LEVEL_TRIES:
+                    # a first failure may be the machine's (load, a timeout): the wall is weakened
+                    # only for a level that failed to start LEVEL_TRIES times in a row
+                    self.unsettled_failures += 1
+                    stale = []
                 else:
+                    self.unsettled_failures = 0
                     failed = self.levels.pop(0)
                     # the child's own message first ("broken": the exception it hit), then the
                     # last line of its output (a traceback's end, a signal's report)

@@ -15,6 +15,9 @@ from typing import Any
 
 HARNESS_VERSION = "0.1.0"
 RESULT_SCHEMA = "kgb.result/1"
+# job bundles in, results bundles out (air-gapped runners): the site and the harness share these
+JOBS_SCHEMA = "kgb.jobs/1"
+RESULTS_SCHEMA = "kgb.results/1"
 RANKED_FAIL_FAST = 8  # failed cases after which a runner's evaluation stops (it is incorrect already)
 VERDICTS = ("compile_error", "missing_entrypoint", "runtime_error", "timeout", "incorrect", "cheat_detected", "correct")
 

@@ -17,14 +17,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from evaluator.harness import RANKED_FAIL_FAST, RESULT_SCHEMA, signing
+from evaluator.harness import JOBS_SCHEMA, RANKED_FAIL_FAST, RESULT_SCHEMA, RESULTS_SCHEMA, signing
 from evaluator.harness.backends import DEFAULT_TIMING_PROTOCOL, parse_timing_protocol
 from evaluator.harness.evaluate import HarnessError
 from evaluator.harness.harness import TIMED_TIERS, Harness, HarnessConfig
 from evaluator.harness.result import new_result
 
-JOBS_SCHEMA = "kgb.jobs/1"
-RESULTS_SCHEMA = "kgb.results/1"
 TIERS = ("smoke", "full", "edge", "perf")
 
 

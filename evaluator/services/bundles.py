@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from evaluator import selectors
-from evaluator.harness import signing
+from evaluator.harness import JOBS_SCHEMA, RESULTS_SCHEMA, signing
 from evaluator.models import Chip, EvaluationJob, Runner
 from evaluator.serializers import validate_result
 from evaluator.services import fair_share
@@ -18,9 +18,6 @@ from evaluator.services.fleet import audit
 from evaluator.services.results import record_result
 from evaluator.vocabulary import JobState, RunnerState
 from kgsite.errors import Forbidden, Invalid
-
-JOBS_SCHEMA = "kgb.jobs/1"
-RESULTS_SCHEMA = "kgb.results/1"
 
 
 def export_jobs(*, chip: Chip, limit: int | None = None) -> dict:

@@ -9,9 +9,35 @@ from kgsite.errors import ApplicationError
 from kgsite.read_only_admin import ReadOnlyAdmin
 from leaderboard.login_throttle import ThrottledAdminAuthenticationForm
 from leaderboard.models import Attempt, LeaderboardEntry, LLMModel, ReportedResult, Scaffold, Submission
-from leaderboard.services import delete_submission, import_reported, review_scaffold, withdraw_submission
+from leaderboard.services import (
+    delete_submission,
+    import_reported,
+    merge_models,
+    merge_scaffolds,
+    review_scaffold,
+    withdraw_submission,
+)
 
 admin.site.login_form = ThrottledAdminAuthenticationForm  # /admin/login/ counts failures like the site's login
+
+
+def _merge(model_admin: admin.ModelAdmin, request: HttpRequest, queryset, merge) -> None:
+    """The selection holds one reviewed record, kept, and the near-duplicates merged into it."""
+    reviewed = [item for item in queryset if item.reviewed]
+    if len(reviewed) != 1:
+        model_admin.message_user(
+            request, "Select exactly one reviewed record to keep, and the duplicates to merge into it.", messages.ERROR
+        )
+        return
+    keep = reviewed[0]
+    duplicates = [item for item in queryset if item.pk != keep.pk]
+    try:
+        moved = merge(keep=keep, duplicates=duplicates, user=request.user)
+    except ApplicationError as exc:
+        model_admin.message_user(request, exc.message, messages.ERROR)
+        return
+    names = ", ".join(str(item) for item in duplicates)
+    model_admin.message_user(request, f"Merged {names} into {keep}: {moved} submission(s) moved.", messages.SUCCESS)
 
 
 @admin.register(LLMModel)
@@ -29,12 +55,19 @@ class LLMModelAdmin(admin.ModelAdmin):
     list_filter = ("reviewed", "provider")  # the review queue: models uploads named that staff have not checked
     search_fields = ("name", "provider", "version")
     raw_id_fields = ("created_by",)
-    actions = ["mark_reviewed"]
+    actions = ["mark_reviewed", "merge_into_reviewed"]
 
     @admin.action(description="Mark reviewed (identity and prices checked)", permissions=["change"])
     def mark_reviewed(self, request: HttpRequest, queryset) -> None:
         count = queryset.update(reviewed=True)
         self.message_user(request, f"Marked {count} model(s) reviewed.", messages.SUCCESS)
+
+    @admin.action(description="Merge into the reviewed one (its submissions move, the others are deleted)")
+    def merge_into_reviewed(self, request: HttpRequest, queryset) -> None:
+        _merge(self, request, queryset, merge_models)
+
+    def has_merge_into_reviewed_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perms(["leaderboard.change_llmmodel", "leaderboard.delete_llmmodel"])
 
 
 @admin.register(Scaffold)
@@ -44,7 +77,14 @@ class ScaffoldAdmin(admin.ModelAdmin):
     search_fields = ("name", "owner__username")
     raw_id_fields = ("owner",)
     # the form checks the constraints too (one reviewed scaffold per name and version)
-    actions = ["mark_reviewed"]
+    actions = ["mark_reviewed", "merge_into_reviewed"]
+
+    @admin.action(description="Merge into the reviewed one (its submissions move, the others are deleted)")
+    def merge_into_reviewed(self, request: HttpRequest, queryset) -> None:
+        _merge(self, request, queryset, merge_scaffolds)
+
+    def has_merge_into_reviewed_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perms(["leaderboard.change_scaffold", "leaderboard.delete_scaffold"])
 
     @admin.action(description="Review: every upload naming it uses it, with its kind and URL", permissions=["change"])
     def mark_reviewed(self, request: HttpRequest, queryset) -> None:

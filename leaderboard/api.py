@@ -17,8 +17,10 @@ from leaderboard.serializers import (
     AttemptSerializer,
     LeaderboardQuerySerializer,
     LeaderboardResponseSerializer,
+    LLMModelSerializer,
     ProgressSerializer,
     ReportedResultSerializer,
+    ScaffoldSerializer,
     SubmissionSerializer,
     SubmissionUploadSerializer,
 )
@@ -84,10 +86,17 @@ class SubmissionListCreateApi(generics.ListAPIView):
     def post(self, request: Request) -> Response:
         upload = SubmissionUploadSerializer(data=request.data)
         upload.is_valid(raise_exception=True)
+        data = upload.validated_data
         submission = services.create_submission(
             uploader=request.user,
-            archive_bytes=upload.validated_data["archive"].read(),
-            metadata_bytes=upload.validated_data["metadata"].read(),
+            archive_bytes=data["archive"].read(),
+            metadata_bytes=data["metadata"].read(),
+            choices=services.UploadChoices(
+                model_id=data["model"],
+                scaffold_id=data["scaffold"],
+                new_model=data["new_model"],
+                new_scaffold=data["new_scaffold"],
+            ),
         )
         submission.attempt_count = submission.attempts.count()
         return Response(
@@ -128,6 +137,28 @@ class AttemptDetailApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         attempt = selectors.attempt_for_viewer(pk=pk, viewer=request.user)
         return Response(AttemptSerializer(attempt).data)
+
+
+class RegisteredModelListApi(generics.ListAPIView):
+    """The models an upload may pick by id (its `model` field)."""
+
+    serializer_class = LLMModelSerializer
+    permission_classes = [permissions.AllowAny]
+    filterset_fields = ["provider", "name", "version"]
+
+    def get_queryset(self):
+        return selectors.registered_models()
+
+
+class RegisteredScaffoldListApi(generics.ListAPIView):
+    """The scaffolds an upload may pick by id (its `scaffold` field): the reviewed ones and the caller's own."""
+
+    serializer_class = ScaffoldSerializer
+    permission_classes = [permissions.AllowAny]
+    filterset_fields = ["name", "version", "kind"]
+
+    def get_queryset(self):
+        return selectors.registered_scaffolds(viewer=self.request.user)
 
 
 class ReportedResultListApi(generics.ListAPIView):

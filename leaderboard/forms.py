@@ -4,10 +4,23 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import AbstractBaseUser
 
 from evaluator.models import Chip
 from evaluator.vocabulary import Tier
-from leaderboard.selectors import SORT_KEYS, SOURCE_CHOICES, LeaderboardFilters, Viewer, filter_choices
+from leaderboard.models import LLMModel, Scaffold
+from leaderboard.selectors import (
+    SORT_KEYS,
+    SOURCE_CHOICES,
+    LeaderboardFilters,
+    Viewer,
+    filter_choices,
+    model_label,
+    registered_models,
+    registered_scaffolds,
+    scaffold_label,
+)
+from leaderboard.services import UploadChoices
 from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
 from leaderboard.vocabulary import MIXED, Track
 
@@ -84,6 +97,42 @@ class SubmissionUploadForm(forms.Form):
         help_text=f"Model, scaffold, track, target chip and token usage; at most {MAX_METADATA_BYTES // (1024 * 1024)} MiB. "
         "See the submission format.",
     )
+    model = forms.ModelChoiceField(
+        queryset=LLMModel.objects.none(),
+        required=False,
+        empty_label="as the metadata names it",
+        label="Model",
+        help_text="A registered model (with its prices and release date); replaces the metadata's model.",
+    )
+    new_model = forms.BooleanField(
+        required=False, label="New model", help_text="The metadata's model is not one of the registered ones."
+    )
+    scaffold = forms.ModelChoiceField(
+        queryset=Scaffold.objects.none(),
+        required=False,
+        empty_label="as the metadata names it",
+        label="Scaffold",
+        help_text="A reviewed scaffold or one of yours; replaces the metadata's scaffold.",
+    )
+    new_scaffold = forms.BooleanField(
+        required=False, label="New scaffold", help_text="The metadata's scaffold is not one of those listed."
+    )
+
+    def __init__(self, *args, user: AbstractBaseUser, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["model"].queryset = registered_models()
+        self.fields["model"].label_from_instance = model_label
+        self.fields["scaffold"].queryset = registered_scaffolds(viewer=user)
+        self.fields["scaffold"].label_from_instance = scaffold_label
+
+    def choices(self) -> UploadChoices:
+        data = self.cleaned_data
+        return UploadChoices(
+            model_id=data["model"].pk if data.get("model") else None,
+            scaffold_id=data["scaffold"].pk if data.get("scaffold") else None,
+            new_model=bool(data.get("new_model")),
+            new_scaffold=bool(data.get("new_scaffold")),
+        )
 
     def clean_archive(self):
         archive = self.cleaned_data["archive"]

@@ -10,8 +10,10 @@ submission is decided here once (visible_submissions), and the CSV/JSON download
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field, replace
+from difflib import SequenceMatcher
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -266,6 +268,72 @@ def filter_choices(*, viewer: Viewer) -> FilterChoices:
         models=list(LLMModel.objects.filter(pk__in=visible.values("model_id"))),
         scaffolds=list(Scaffold.objects.filter(pk__in=visible.values("scaffold_id"))),
     )
+
+
+def registered_models() -> QuerySet[LLMModel]:
+    """The models an upload may pick (the form's and the API's choice): those staff reviewed, with their prices
+    and release dates."""
+    return LLMModel.objects.filter(reviewed=True)
+
+
+def registered_scaffolds(*, viewer: Viewer) -> QuerySet[Scaffold]:
+    """The scaffolds an upload of `viewer` may pick: the reviewed ones and the viewer's own."""
+    own = Q(owner=viewer) if viewer is not None and viewer.is_authenticated else Q(pk__in=[])
+    return Scaffold.objects.filter(Q(reviewed=True) | own)
+
+
+def _dollars(value) -> str:
+    return f"${value.normalize():f}"
+
+
+def model_label(model: LLMModel) -> str:
+    """A model as a choice names it: identity, id, prices and release date (what tells near names apart)."""
+    facts = [f"id {model.pk}", "reviewed" if model.reviewed else "not reviewed"]
+    if model.price_input_per_mtok is not None and model.price_output_per_mtok is not None:
+        facts.append(
+            f"{_dollars(model.price_input_per_mtok)}/{_dollars(model.price_output_per_mtok)} per M in/out tokens"
+        )
+    if model.release_date:
+        facts.append(f"released {model.release_date:%Y-%m-%d}")
+    return f"{model.provider} {model} ({', '.join(facts)})"
+
+
+def scaffold_label(scaffold: Scaffold) -> str:
+    facts = [f"id {scaffold.pk}", scaffold.kind, "reviewed" if scaffold.reviewed else "yours, not reviewed"]
+    return f"{scaffold} ({', '.join(facts)})"
+
+
+def _name_key(*parts: str) -> str:
+    """A name as a near-duplicate check compares it: case, spaces and punctuation left out, a word said twice
+    counted once ("Claude Opus 4.6" version "4.6" is "Claude Opus" version "4.6")."""
+    words = re.findall(r"[a-z0-9]+", " ".join(parts).casefold())
+    return "".join(dict.fromkeys(words))
+
+
+NEAR_NAME_RATIO = 0.88  # "claudeopus" and "claudeopvs" are 0.9 apart; "claudecode" and "codex" 0.53
+
+
+def _near(name: str, version: str, other_name: str, other_version: str) -> bool:
+    """The same name and version spelled differently, or a misspelt name of the same version."""
+    if _name_key(name, version) == _name_key(other_name, other_version):
+        return True
+    same_version = _name_key(version) == _name_key(other_version)
+    return same_version and SequenceMatcher(None, _name_key(name), _name_key(other_name)).ratio() >= NEAR_NAME_RATIO
+
+
+def near_duplicate_models(*, name: str, version: str, viewer: Viewer) -> list[LLMModel]:
+    """Models close to (name, version) that the uploader may know of (the reviewed ones, those of submissions
+    they may see, their own): an upload naming a new model this close is asked whether it means one of them."""
+    known = Q(reviewed=True) | Q(pk__in=submissions_visible_to(viewer).values("model_id"))
+    if viewer is not None and viewer.is_authenticated:
+        known |= Q(created_by=viewer)
+    candidates = LLMModel.objects.filter(known)
+    return [m for m in candidates if _near(name, version, m.name, m.version)]
+
+
+def near_duplicate_scaffolds(*, name: str, version: str, viewer: Viewer) -> list[Scaffold]:
+    """Scaffolds close to (name, version) among those the uploader may pick."""
+    return [s for s in registered_scaffolds(viewer=viewer) if _near(name, version, s.name, s.version)]
 
 
 def submission_for_viewer(*, pk, viewer: Viewer) -> Submission:

@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from evaluator.vocabulary import Tier
 from leaderboard import metrics
-from leaderboard.models import Attempt, ReportedResult, Submission
+from leaderboard.models import Attempt, LLMModel, ReportedResult, Scaffold, Submission
 from leaderboard.selectors import SOURCE_CHOICES
 from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
 from leaderboard.vocabulary import MIXED, Track
@@ -130,6 +130,53 @@ class SubmissionUploadSerializer(serializers.Serializer):
     metadata = serializers.FileField(
         help_text=f"metadata JSON (docs/submission_format.md), at most {MAX_METADATA_BYTES // 2**20} MiB"
     )
+    model = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=1,
+        max_value=2**63 - 1,
+        help_text="id of a registered model (GET /api/v1/models/); replaces the metadata's model",
+    )
+    scaffold = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=1,
+        max_value=2**63 - 1,
+        help_text="id of a reviewed scaffold or one of yours (GET /api/v1/scaffolds/); replaces the metadata's",
+    )
+    new_model = serializers.BooleanField(
+        default=False, help_text="the metadata's model is new, though close to a registered one"
+    )
+    new_scaffold = serializers.BooleanField(
+        default=False, help_text="the metadata's scaffold is new, though close to a known one"
+    )
+
+
+class LLMModelSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = LLMModel
+        fields = [
+            "id",
+            "provider",
+            "name",
+            "version",
+            "release_date",
+            "price_input_per_mtok",
+            "price_output_per_mtok",
+            "price_cached_input_per_mtok",
+            "url",
+            "reviewed",
+        ]
+        read_only_fields = fields
+
+
+class ScaffoldSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Scaffold
+        fields = ["id", "name", "version", "kind", "url", "reviewed"]
+        read_only_fields = fields
 
 
 class ProgressSerializer(serializers.Serializer):

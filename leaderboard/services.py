@@ -26,7 +26,7 @@ from evaluator.errors import QueueLimitExceeded
 from evaluator.models import Chip, Evaluation, EvaluationJob
 from evaluator.vocabulary import COMPILED_VERDICTS, PENDING_JOB_STATES, TERMINAL_JOB_STATES, Verdict
 from kgsite.errors import Conflict, Forbidden
-from leaderboard import metrics
+from leaderboard import metrics, selectors
 from leaderboard.models import (
     Attempt,
     LeaderboardEntry,
@@ -315,17 +315,42 @@ def enqueue_submission(
     return jobs
 
 
-def create_submission(*, uploader: AbstractBaseUser, archive_bytes: bytes, metadata_bytes: bytes) -> Submission:
+@dataclass(frozen=True)
+class UploadChoices:
+    """What an uploader chose beside the metadata file (the upload form's and the API's fields). A registered
+    model or scaffold picked by id replaces the metadata's section (which may then be left out); new_model and
+    new_scaffold confirm that a name the metadata gives, close to a known one, is really another."""
+
+    model_id: int | None = None
+    scaffold_id: int | None = None
+    new_model: bool = False
+    new_scaffold: bool = False
+
+    @property
+    def picked(self) -> tuple[str, ...]:
+        return tuple(name for name, pk in (("model", self.model_id), ("scaffold", self.scaffold_id)) if pk is not None)
+
+
+def create_submission(
+    *,
+    uploader: AbstractBaseUser,
+    archive_bytes: bytes,
+    metadata_bytes: bytes,
+    choices: UploadChoices = UploadChoices(),  # frozen: one shared default is safe
+) -> Submission:
     """Validate an upload completely, store it and enqueue its evaluation, in one transaction.
 
     Raises UploadInvalid (nothing stored) for any bad input, including an upload whose jobs would
-    not fit in the uploader's queue (the evaluator's cap, checked once, in create_jobs).
+    not fit in the uploader's queue (the evaluator's cap, checked once, in create_jobs), a picked
+    model or scaffold the uploader may not pick, and an unconfirmed new name close to a known one.
     """
     chips = set(Chip.objects.filter(active=True).values_list("slug", flat=True))
-    upload = validate_upload(archive_bytes, metadata_bytes, known_operators=_known_operators, known_chips=chips)
+    upload = validate_upload(
+        archive_bytes, metadata_bytes, known_operators=_known_operators, known_chips=chips, picked=choices.picked
+    )
     try:
         with transaction.atomic():
-            submission = _store(uploader=uploader, upload=upload)
+            submission = _store(uploader=uploader, upload=upload, choices=choices)
             enqueue_submission(submission=submission, user=uploader)
             transaction.on_commit(lambda: refresh_leaderboard_entries(submission_id=submission.pk), robust=True)
     except QueueLimitExceeded as exc:  # an upload's refusals are listed per part of the upload
@@ -333,14 +358,74 @@ def create_submission(*, uploader: AbstractBaseUser, archive_bytes: bytes, metad
     return submission
 
 
-def resolve_scaffold(*, uploader: AbstractBaseUser | None, name: str, version: str, kind: str, url: str) -> Scaffold:
+def _refuse_near_duplicates(*, what: str, label: str, close: list[str]) -> None:
+    if close:
+        raise UploadInvalid(
+            [
+                UploadError(
+                    f"metadata: {what}",
+                    f"{label!r} is not registered, but close to {'; '.join(close)}: pick it (the upload form's "
+                    f"{what.capitalize()} field, the API's '{what}' id), or confirm that it is another {what} "
+                    f"(the form's 'New {what}' box, the API's 'new_{what}')",
+                )
+            ]
+        )
+
+
+def _model_for(*, uploader: AbstractBaseUser, named: dict[str, str], choices: UploadChoices) -> LLMModel:
+    """The model an upload is filed under: the registered one it picked, else the one its metadata names
+    (created on first use, unless it is close to a model the uploader may know of and not confirmed new)."""
+    if choices.model_id is not None:
+        picked = selectors.registered_models().filter(pk=choices.model_id).first()
+        if picked is None:
+            raise UploadInvalid([UploadError("model", f"no registered model has id {choices.model_id}")])
+        return picked
+    identity = {"provider": named["provider"], "name": named["name"], "version": named.get("version", "")}
+    existing = LLMModel.objects.filter(**identity).first()
+    if existing is not None:
+        return existing
+    if not choices.new_model:
+        close = selectors.near_duplicate_models(name=identity["name"], version=identity["version"], viewer=uploader)
+        _refuse_near_duplicates(
+            what="model",
+            label=f"{identity['name']} {identity['version']}".strip(),
+            close=[selectors.model_label(m) for m in close],
+        )
+    # a model is its identity, shared: the upload sets nothing else on it (prices and the rest are staff's)
+    model, _ = LLMModel.objects.get_or_create(**identity, defaults={"created_by": uploader})
+    return model
+
+
+def _scaffold_for(*, uploader: AbstractBaseUser, named: dict[str, str], choices: UploadChoices) -> Scaffold:
+    if choices.scaffold_id is not None:
+        picked = selectors.registered_scaffolds(viewer=uploader).filter(pk=choices.scaffold_id).first()
+        if picked is None:
+            raise UploadInvalid(
+                [UploadError("scaffold", f"no reviewed scaffold nor one of yours has id {choices.scaffold_id}")]
+            )
+        return picked
+    return resolve_scaffold(
+        uploader=uploader,
+        name=named["name"],
+        version=named.get("version", ""),
+        kind=named.get("kind") or ScaffoldKind.AGENT,
+        url=named.get("url", ""),
+        confirmed_new=choices.new_scaffold,
+    )
+
+
+def resolve_scaffold(
+    *, uploader: AbstractBaseUser | None, name: str, version: str, kind: str, url: str, confirmed_new: bool = False
+) -> Scaffold:
     """The scaffold an upload of `uploader` naming (name, version) with this kind and URL is filed under.
 
     The reviewed scaffold of that name and version when there is one: the upload must then declare its kind
     (and its URL, or none). Otherwise the uploader's own, created on first use with what the upload declares;
     later uploads must declare the same kind (and URL: an empty one may be filled in once). Another user's
     unreviewed scaffold is never used nor changed, whatever its name: two uploaders of one name get one
-    scaffold each until staff review one (the admin). Raises UploadInvalid naming the recorded kind and URL.
+    scaffold each until staff review one (the admin). Raises UploadInvalid naming the recorded kind and URL,
+    or, for a new name close to a reviewed scaffold or one of the uploader's own, naming those (unless
+    `confirmed_new`).
     """
     label = f"{name} {version}".strip()
     reviewed = Scaffold.objects.filter(reviewed=True, name=name, version=version).first()
@@ -357,6 +442,10 @@ def resolve_scaffold(*, uploader: AbstractBaseUser | None, name: str, version: s
                 ]
             )
         return reviewed
+    mine = Scaffold.objects.filter(owner=uploader, reviewed=False, name=name, version=version)
+    if not confirmed_new and not mine.exists():
+        close = selectors.near_duplicate_scaffolds(name=name, version=version, viewer=uploader)
+        _refuse_near_duplicates(what="scaffold", label=label, close=[selectors.scaffold_label(s) for s in close])
     own, created = Scaffold.objects.get_or_create(
         owner=uploader, reviewed=False, name=name, version=version, defaults={"kind": kind, "url": url}
     )
@@ -393,22 +482,10 @@ def review_scaffold(*, scaffold: Scaffold, user: AbstractBaseUser) -> Scaffold:
     return scaffold
 
 
-def _store(*, uploader, upload: ValidatedUpload) -> Submission:
+def _store(*, uploader, upload: ValidatedUpload, choices: UploadChoices) -> Submission:
     meta = upload.metadata
-    # a model is its identity, shared: the upload sets nothing else on it (prices and the rest are staff's)
-    model, _ = LLMModel.objects.get_or_create(
-        provider=meta.model["provider"],
-        name=meta.model["name"],
-        version=meta.model.get("version", ""),
-        defaults={"created_by": uploader},
-    )
-    scaffold = resolve_scaffold(
-        uploader=uploader,
-        name=meta.scaffold["name"],
-        version=meta.scaffold.get("version", ""),
-        kind=meta.scaffold.get("kind") or ScaffoldKind.AGENT,
-        url=meta.scaffold.get("url", ""),
-    )
+    model = _model_for(uploader=uploader, named=meta.model, choices=choices)
+    scaffold = _scaffold_for(uploader=uploader, named=meta.scaffold, choices=choices)
     submission = Submission.objects.create(
         name=meta.name,
         model=model,
@@ -441,6 +518,33 @@ def _store(*, uploader, upload: ValidatedUpload) -> Submission:
         )
     Attempt.objects.bulk_create(attempts, batch_size=500)
     return submission
+
+
+@transaction.atomic
+def merge_models(*, keep: LLMModel, duplicates: Iterable[LLMModel], user: AbstractBaseUser) -> int:
+    """Staff: file every submission of the duplicates under `keep` and delete the duplicates (an upload that
+    names a duplicate again is then asked whether it means `keep`). Returns how many submissions moved."""
+    if not user.is_staff:
+        raise Forbidden("only staff can merge models")
+    if not keep.reviewed:
+        raise Conflict(f"{keep} is not reviewed: merge duplicates into a reviewed model")
+    ids = [m.pk for m in duplicates if m.pk != keep.pk]
+    moved = Submission.objects.filter(model_id__in=ids).update(model=keep)
+    LLMModel.objects.filter(pk__in=ids).delete()
+    return moved
+
+
+@transaction.atomic
+def merge_scaffolds(*, keep: Scaffold, duplicates: Iterable[Scaffold], user: AbstractBaseUser) -> int:
+    """Staff: file every submission of the duplicate scaffolds under the reviewed `keep` and delete them."""
+    if not user.is_staff:
+        raise Forbidden("only staff can merge scaffolds")
+    if not keep.reviewed:
+        raise Conflict(f"{keep} is not reviewed: merge duplicates into a reviewed scaffold")
+    ids = [s.pk for s in duplicates if s.pk != keep.pk]
+    moved = Submission.objects.filter(scaffold_id__in=ids).update(scaffold=keep)
+    Scaffold.objects.filter(pk__in=ids).delete()
+    return moved
 
 
 @transaction.atomic

@@ -170,8 +170,10 @@ def _usage(where: str, raw: object, errors: list[UploadError]) -> Usage | None:
 
 
 def parse_metadata(
-    raw_bytes: bytes, *, known_chips: Collection[str] | None = None
+    raw_bytes: bytes, *, known_chips: Collection[str] | None = None, picked: Collection[str] = ()
 ) -> tuple[Metadata | None, list[UploadError]]:
+    """`picked`: the sections ("model", "scaffold") the uploader picked from the registered ones beside the
+    file; the file may leave those out (when it has them, they are checked, and the pick replaces them)."""
     errors: list[UploadError] = []
     if len(raw_bytes) > MAX_METADATA_BYTES:
         return None, [UploadError("metadata", f"is larger than {MAX_METADATA_BYTES // (1024 * 1024)} MiB")]
@@ -204,6 +206,8 @@ def parse_metadata(
         ("scaffold", scaffold, ("name", "version", "kind", "url")),
     ):
         section = raw.get(key)
+        if section is None and key in picked:
+            continue
         if not isinstance(section, dict):
             errors.append(UploadError(f"metadata: {key}", f"must be an object with {list(fields)}"))
             continue
@@ -294,6 +298,7 @@ def validate_upload(
     *,
     known_operators: Callable[[Collection[str]], Collection[str]] | Collection[str],
     known_chips: Collection[str] | None = None,
+    picked: Collection[str] = (),
 ) -> ValidatedUpload:
     """Check everything; return the parsed upload or raise UploadInvalid with every problem found.
 
@@ -301,7 +306,7 @@ def validate_upload(
     zip, returns those that exist (so the caller can query only those).
     """
     errors: list[UploadError] = []
-    metadata, metadata_errors = parse_metadata(metadata_bytes, known_chips=known_chips)
+    metadata, metadata_errors = parse_metadata(metadata_bytes, known_chips=known_chips, picked=picked)
     errors.extend(metadata_errors)
     if len(archive_bytes) > MAX_ARCHIVE_BYTES:
         raise UploadInvalid(

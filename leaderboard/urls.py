@@ -28,4 +28,6 @@ urlpatterns = [
     path("api/v1/submissions/<uuid:pk>/progress/", api.SubmissionProgressApi.as_view(), name="api-submission-progress"),
     path("api/v1/attempts/<int:pk>/", api.AttemptDetailApi.as_view(), name="api-attempt"),
     path("api/v1/reported/", api.ReportedResultListApi.as_view(), name="api-reported"),
+    path("api/v1/models/", api.RegisteredModelListApi.as_view(), name="api-models"),
+    path("api/v1/scaffolds/", api.RegisteredScaffoldListApi.as_view(), name="api-scaffolds"),
 ]

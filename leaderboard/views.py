@@ -469,7 +469,7 @@ def token_rotate(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @login_required
 def submission_upload(request: HttpRequest) -> HttpResponse:
-    form = SubmissionUploadForm(request.POST or None, request.FILES or None)
+    form = SubmissionUploadForm(request.POST or None, request.FILES or None, user=request.user)
     errors = []
     status = 200
     if request.method == "POST":
@@ -482,6 +482,7 @@ def submission_upload(request: HttpRequest) -> HttpResponse:
                     uploader=request.user,
                     archive_bytes=form.cleaned_data["archive"].read(),
                     metadata_bytes=form.cleaned_data["metadata"].read(),
+                    choices=form.choices(),
                 )
             except ApplicationError as exc:  # shown on the form, with every problem the upload has
                 errors = [str(e) for e in exc.errors] or [exc.message]

@@ -248,8 +248,7 @@ def _bundle_run(args: argparse.Namespace) -> int:
 
 
 def _bundle_sign(args: argparse.Namespace) -> int:
-    from evaluator.harness import signing
-    from evaluator.harness.bundle import RESULTS_SCHEMA
+    from evaluator.harness import RESULTS_SCHEMA, signing
 
     try:
         document = json.loads(Path(args.results).read_text(encoding="utf-8"))

@@ -3,7 +3,7 @@ tell them apart (a runner reads `code`; tests and the leaderboard catch the clas
 
 from __future__ import annotations
 
-from kgsite.errors import ApplicationError, Conflict, Forbidden, NotFound, Unavailable
+from kgsite.errors import ApplicationError, Conflict, Forbidden, Invalid, NotFound, Unavailable
 
 
 class JobNotFound(NotFound):
@@ -16,6 +16,13 @@ class JobForbidden(Forbidden):
 
 class JobConflict(Conflict):
     pass
+
+
+class MalformedResult(Invalid):
+    """A result or results bundle off the job/result contract (evaluator.harness.contract.ContractError
+    says which key): refused whole, nothing stored."""
+
+    code = "malformed_result"
 
 
 class QueueLimitExceeded(ApplicationError):

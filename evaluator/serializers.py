@@ -3,13 +3,15 @@ type and size before anything is stored, so a malformed post stores nothing and 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import uuid
 
 from rest_framework import serializers
 
-from evaluator.vocabulary import Verdict
+from evaluator.errors import MalformedResult
+from evaluator.harness.contract import ContractError, Result
 from kgsite.errors import Invalid
 
 MAX_RESULT_BYTES = 4 * 1024 * 1024
@@ -19,28 +21,26 @@ MAX_TEXT = 20_000
 MAX_ENVIRONMENT_BYTES = 64 * 1024
 
 
-def _number_or_none(value, name: str, where: str, *, minimum: float | None = None) -> float | None:
+def _number_or_none(value, name: str, where: str) -> None:
+    # the contract checked the type; the site stores only numbers a float column holds
     if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise Invalid(f"{where}.{name} must be a finite number or null")
+        return
     try:
         finite = math.isfinite(value)
     except OverflowError:  # an int beyond the float range
         finite = False
     if not finite:
-        raise Invalid(f"{where}.{name} must be a finite number or null")
-    if minimum is not None and value < minimum:
-        raise Invalid(f"{where}.{name} must be >= {minimum}")
-    return float(value)
+        raise MalformedResult(f"{where}.{name} must be a finite number or null")
 
 
 def _json_size(value) -> int:
     return len(json.dumps(value, separators=(",", ":"), allow_nan=False))
 
 
-def validate_result(result, *, where: str = "result") -> dict:
-    """The harness result JSON, checked; returns it with text fields trimmed. Raises ServiceError."""
+def validate_result(result, *, where: str = "result") -> Result:
+    """The harness result JSON, read as the contract's Result (evaluator.harness.contract: every
+    key's type) within the site's limits (size, plain finite JSON), text fields trimmed. Raises
+    ApplicationError, storing nothing."""
     if not isinstance(result, dict):
         raise Invalid(f"{where} must be a JSON object")
     try:
@@ -49,35 +49,29 @@ def validate_result(result, *, where: str = "result") -> dict:
         raise Invalid(f"{where} contains values that are not plain JSON (NaN or infinity?)") from None
     if size > MAX_RESULT_BYTES:
         raise Invalid(f"{where} is {size} bytes; the limit is {MAX_RESULT_BYTES}")
-    verdict = result.get("verdict")
-    if verdict not in Verdict.values:
-        raise Invalid(f"{where}.verdict must be one of {', '.join(Verdict.values)}; got {verdict!r}")
-    for name in ("schema", "operator", "tier", "reason", "stderr_tail"):
-        if result.get(name) is not None and not isinstance(result[name], str):
-            raise Invalid(f"{where}.{name} must be a string")
-    if result.get("schema") is not None and not str(result["schema"]).startswith("kgb."):
-        raise Invalid(f"{where}.schema must be a kgb result schema name")
-    cases = result.get("cases") or []
-    if not isinstance(cases, list) or len(cases) > MAX_CASES or not all(isinstance(case, dict) for case in cases):
+    cases, findings = result.get("cases"), result.get("findings")
+    if isinstance(cases, list) and len(cases) > MAX_CASES:
         raise Invalid(f"{where}.cases must be a list of at most {MAX_CASES} objects")
-    findings = result.get("findings") or []
-    if not isinstance(findings, list) or len(findings) > MAX_FINDINGS:
+    if isinstance(findings, list) and len(findings) > MAX_FINDINGS:
         raise Invalid(f"{where}.findings must be a list of at most {MAX_FINDINGS} items")
-    timing = result.get("timing")
-    if timing is not None:
-        if not isinstance(timing, dict):
-            raise Invalid(f"{where}.timing must be an object or null")
-        _number_or_none(timing.get("speedup"), "timing.speedup", where, minimum=0)
-    environment = result.get("environment") or {}
-    if not isinstance(environment, dict) or _json_size(environment) > MAX_ENVIRONMENT_BYTES:
+    environment = result.get("environment")
+    if isinstance(environment, dict) and _json_size(environment) > MAX_ENVIRONMENT_BYTES:
         raise Invalid(f"{where}.environment must be an object of at most {MAX_ENVIRONMENT_BYTES} bytes")
-    cleaned = dict(result)
-    cleaned["sol_pct"] = _number_or_none(result.get("sol_pct"), "sol_pct", where, minimum=0)
-    cleaned["duration_s"] = _number_or_none(result.get("duration_s"), "duration_s", where, minimum=0)
-    cleaned["reason"] = (result.get("reason") or "")[:MAX_TEXT]
+    try:
+        document = Result.from_dict(result, where)
+    except ContractError as exc:
+        raise MalformedResult(str(exc)) from None
+    timing = document.timing
+    for name, value in (
+        ("timing.speedup", timing.speedup if timing else None),
+        ("sol_pct", document.sol_pct),
+        ("duration_s", document.duration_s),
+    ):
+        _number_or_none(value, name, where)
     # the tail is what matters in a log: keep the end
-    cleaned["stderr_tail"] = (result.get("stderr_tail") or "")[-MAX_TEXT:]
-    return cleaned
+    return dataclasses.replace(
+        document, reason=document.reason[:MAX_TEXT], stderr_tail=document.stderr_tail[-MAX_TEXT:]
+    )
 
 
 def validate_lease(value) -> str | None:

@@ -11,7 +11,8 @@ import re
 import urllib.parse
 from typing import Any
 
-from evaluator.harness import HARNESS_VERSION, RESULT_SCHEMA
+from evaluator.harness import HARNESS_VERSION
+from evaluator.harness.contract import Result
 from evaluator.harness.hidden import HIDDEN_PARAMS, HiddenCase
 
 STDERR_TAIL_CHARS = 4000
@@ -19,21 +20,13 @@ _SECRET_ENV = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|DATABASE_URL|BROKER|
 
 
 def new_result(operator: str, tier: str, seed_kind: str, environment: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "schema": RESULT_SCHEMA,
-        "verdict": "runtime_error",
-        "reason": "",
-        "operator": operator,
-        "tier": tier,
-        "seed_kind": seed_kind,
-        "cases": [],
-        "timing": None,
-        "sol_pct": None,
-        "findings": [],
-        "environment": environment,
-        "stderr_tail": "",
-        "duration_s": 0.0,
-    }
+    """The document an attempt fills in as it goes (evaluator.harness.contract.Result's layout);
+    `environment` is the harness's own, taken as it is."""
+    result = Result(
+        verdict="runtime_error", operator=operator, tier=tier, seed_kind=seed_kind, duration_s=0.0
+    ).to_dict()
+    result["environment"] = environment
+    return result
 
 
 def base_environment(backend: Any, chip: str | None) -> dict[str, Any]:

@@ -12,6 +12,9 @@ import os
 import time
 from pathlib import Path
 
+from evaluator.harness.contract import CaseEntry, Environment, Isolation, Result
+from evaluator.harness.result import jsonable
+
 
 class FakeHarness:
     def __init__(self, *args, **kwargs):
@@ -50,25 +53,22 @@ class FakeHarness:
         try:
             from operators import registry
 
-            cases = [{"params": dict(case), "passed": True} for case in registry.get(operator_id).tier(tier)]
+            cases = tuple(
+                CaseEntry(params=jsonable(dict(case)), passed=True) for case in registry.get(operator_id).tier(tier)
+            )
         except Exception:  # an unknown operator or a catalog that cannot load here
-            cases = [{"params": {"name": "fake"}, "passed": True}]
-        return {
-            "schema": "kgb.result/1",
-            "verdict": "correct",
-            "reason": "fake harness: no evaluation was run",
-            "operator": operator_id,
-            "tier": tier,
-            "cases": cases,
-            "timing": None,
-            "sol_pct": None,
-            "findings": [],
+            cases = (CaseEntry(params={"name": "fake"}, passed=True),)
+        return Result(
+            verdict="correct",
+            reason="fake harness: no evaluation was run",
+            operator=operator_id,
+            tier=tier,
+            seed_kind="secret" if secret_seed else "public",
+            cases=cases,
             # a complete sandbox, as a real runner's full-level isolation records it
-            "environment": {
-                "fake_harness": True,
-                "pid": os.getpid(),
-                "isolation": {"sandbox": "full", "missing": [], "complete": True},
-            },
-            "stderr_tail": "",
-            "duration_s": round(time.monotonic() - started, 3),
-        }
+            environment=Environment(
+                isolation=Isolation(sandbox="full", missing=(), complete=True),
+                extra={"fake_harness": True, "pid": os.getpid()},
+            ),
+            duration_s=round(time.monotonic() - started, 3),
+        ).to_dict()

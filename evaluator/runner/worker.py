@@ -146,20 +146,22 @@ def _stop_harness(**_: object) -> None:
 
 
 def _evaluate(job_id: str, payload: dict) -> dict:
+    from evaluator.harness.contract import Job
     from evaluator.runner.fake import FakeHarness
 
-    solution = payload["solution"]
+    # the claim answers the job and its lease; a malformed job raises ContractError (reported as a failure)
+    job = Job.from_dict({key: value for key, value in payload.items() if key != "lease"})
     kwargs = {
-        "tier": payload["tier"],
-        "seed": payload.get("seed"),
-        "secret_seed": bool(payload.get("secret_seed")),
-        "timeout_s": int(payload.get("timeout_s", 300)),
-        "file_name": solution.get("file_name"),
-        "hidden_cases": payload.get("hidden_cases"),
+        "tier": job.tier,
+        "seed": job.seed,
+        "secret_seed": job.secret_seed,
+        "timeout_s": int(job.timeout_s),
+        "file_name": job.solution.file_name,
+        "hidden_cases": [dict(case) for case in job.hidden_cases] if job.hidden_cases is not None else None,
     }
     if isinstance(HARNESS, FakeHarness):
         kwargs["job_id"] = job_id
-    return HARNESS.evaluate(payload["operator"], solution["source"], **kwargs)
+    return HARNESS.evaluate(job.operator, job.solution.source, **kwargs)
 
 
 def evaluate_task(task, job_id: str) -> dict:

@@ -6,7 +6,8 @@ The names below are the evaluator's public write API; import them from here.
 """
 
 from evaluator.errors import HiddenCasesUnavailable, JobConflict, JobForbidden, JobNotFound, QueueLimitExceeded
-from evaluator.services.bundles import JOBS_SCHEMA, RESULTS_SCHEMA, ImportSummary, export_jobs, import_results
+from evaluator.harness import JOBS_SCHEMA, RESULTS_SCHEMA
+from evaluator.services.bundles import ImportSummary, export_jobs, import_results
 from evaluator.services.dispatch import (
     TASK_NAME,
     TIER_TIMEOUT_S,

@@ -9,7 +9,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from evaluator import selectors
-from evaluator.harness import JOBS_SCHEMA, RESULTS_SCHEMA, signing
+from evaluator.errors import MalformedResult
+from evaluator.harness import RESULTS_SCHEMA, signing
+from evaluator.harness.contract import ContractError, Job, JobBundle, ResultsBundle
 from evaluator.models import Chip, EvaluationJob, Runner
 from evaluator.serializers import validate_result
 from evaluator.services import fair_share
@@ -30,13 +32,12 @@ def export_jobs(*, chip: Chip, limit: int | None = None) -> dict:
     )
     if limit is not None:
         jobs = jobs[:limit]
-    return {
-        "schema": JOBS_SCHEMA,
-        "chip": chip.slug,
-        "timing_protocol": settings.KGB_RANKED_TIMING_PROTOCOL,  # what `bundle run` times with
-        "ceilings": selectors.chip_ceilings(chip=chip),
-        "jobs": [job_payload(job) for job in jobs],
-    }
+    return JobBundle(
+        chip=chip.slug,
+        timing_protocol=settings.KGB_RANKED_TIMING_PROTOCOL,  # what `bundle run` times with
+        ceilings=selectors.chip_ceilings(chip=chip),
+        jobs=tuple(Job.from_dict(job_payload(job)) for job in jobs),
+    ).to_dict()
 
 
 @dataclass
@@ -53,7 +54,7 @@ SIGN_HINT = (
 )
 
 
-def _signing_runner(bundle: object) -> tuple[Runner, list]:
+def _signing_runner(bundle: object) -> Runner:
     """The runner whose Ed25519 key signed the bundle, and its results; refused unless the signature
     holds under the public key the site stores. Nothing the site stores or shows can make one."""
     if not isinstance(bundle, dict) or bundle.get("schema") != RESULTS_SCHEMA:
@@ -81,14 +82,11 @@ def _signing_runner(bundle: object) -> tuple[Runner, list]:
             f"the signing key {signature['key_id'][:16]!r} is no runner's (unknown, or replaced by a new key)",
             code="bad_signature",
         )
-    results = bundle.get("results")
-    if not isinstance(results, list):
-        raise Invalid("'results' must be a list")
     if not signing.verify_document(bundle, runner.signing_public_key):
         raise Invalid(
             "the signature does not match the file (tampered with, or signed with another key)", code="bad_signature"
         )
-    return runner, results
+    return runner
 
 
 def import_results(
@@ -98,35 +96,25 @@ def import_results(
     with the public key the site stores) names and authenticates the runner and covers the whole
     file; all results are validated before any is recorded, and the whole file is one transaction.
     Files signed with the retired HMAC scheme are refused (`retired_signature`)."""
-    runner, results = _signing_runner(bundle)
+    runner = _signing_runner(bundle)  # the signature covers the document as sent: checked before it is read
+    try:
+        document = ResultsBundle.read(bundle, lambda result, where: validate_result(result, where=where))
+    except ContractError as exc:
+        raise MalformedResult(str(exc)) from None
     if runner.state == RunnerState.DISABLED:
         raise Forbidden(f"runner {runner.name} is disabled", code="runner_disabled")
     if runner_name is not None and runner.name != runner_name:
         raise Invalid(f"the file is signed by runner {runner.name!r}, not {runner_name!r}", code="wrong_runner")
-    if bundle.get("chip") != runner.chip.slug:
-        raise Invalid(f"the file is for chip {bundle.get('chip')!r}, the signing runner is for {runner.chip.slug}")
-
-    checked: list[tuple[str, dict | None, str]] = []
-    for index, item in enumerate(results):
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("job_id"), str)
-            or not isinstance(item.get("result"), dict)
-        ):
-            raise Invalid(f"results[{index}] must be an object with job_id and result")
-        result = item["result"]
-        if result.get("verdict") is None and result.get("error"):
-            checked.append((item["job_id"], None, str(result["error"])))
-            continue
-        checked.append((item["job_id"], validate_result(result, where=f"results[{index}]"), ""))
+    if document.chip != runner.chip.slug:
+        raise Invalid(f"the file is for chip {document.chip!r}, the signing runner is for {runner.chip.slug}")
 
     summary = ImportSummary(runner=runner)
     with transaction.atomic():
-        for job_id, result, error in checked:
-            if result is None:
-                summary.runner_failures.append(f"{job_id}: {error}")
+        for item in document.results:
+            if item.result is None:
+                summary.runner_failures.append(f"{item.job_id}: {item.error}")
                 continue
-            _, created = record_result(runner=runner, job_id=job_id, result=result, require_claim=False)
+            _, created = record_result(runner=runner, job_id=item.job_id, result=item.result, require_claim=False)
             summary.recorded += created
             summary.duplicates += not created
         audit(runner, "import_results", user, f"{summary.recorded} recorded, {summary.duplicates} duplicates")

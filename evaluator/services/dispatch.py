@@ -35,6 +35,7 @@ from django.utils import timezone
 
 from evaluator import hidden_cases, selectors, signals
 from evaluator.errors import HiddenCasesUnavailable, JobConflict, JobForbidden, JobNotFound, QueueLimitExceeded
+from evaluator.harness.contract import Job, Solution
 from evaluator.harness.hidden import HIDDEN_TIER
 from evaluator.models import Chip, EvaluationJob, JobEvent, Runner
 from evaluator.services import fair_share
@@ -297,24 +298,23 @@ def job_payload(job: EvaluationJob) -> dict:
     the operator's hidden cases (evaluator.hidden_cases), whose inputs alone reach the candidate.
     `ceilings` are the chip's ceilings the site ranks with (evaluator.selectors.chip_ceilings)."""
     attempt = job.attempt
-    payload = {
-        "job_id": str(job.id),
-        "operator": attempt.operator_id,
-        "tier": job.tier,
-        "seed": job.secret_seed if job.held_out else public_seed(attempt.operator_id, job.tier),
-        "secret_seed": job.held_out,
-        "timeout_s": job.timeout_s,
-        "solution": {"file_name": attempt.file_name, "source": attempt.source, "sha256": attempt.source_sha256},
-        "ceilings": selectors.chip_ceilings(chip=job.chip),
-    }
+    cases = None
     if job.held_out and job.tier == HIDDEN_TIER:
         try:
-            cases = hidden_cases.cases_for(attempt.operator_id)
+            cases = tuple(hidden_cases.cases_for(attempt.operator_id)) or None
         except hidden_cases.HiddenCasesFileError as exc:
             raise HiddenCasesUnavailable(f"KGB_HIDDEN_CASES_FILE: {exc}") from None
-        if cases:
-            payload["hidden_cases"] = cases
-    return payload
+    return Job(
+        job_id=str(job.id),
+        operator=attempt.operator_id,
+        tier=job.tier,
+        seed=job.secret_seed if job.held_out else public_seed(attempt.operator_id, job.tier),
+        secret_seed=job.held_out,
+        timeout_s=job.timeout_s,
+        solution=Solution(file_name=attempt.file_name, source=attempt.source, sha256=attempt.source_sha256),
+        ceilings=selectors.chip_ceilings(chip=job.chip),
+        hidden_cases=cases,
+    ).to_dict()
 
 
 def claim_job(*, runner: Runner, job_id) -> ClaimedJob:

@@ -2,29 +2,55 @@
 
 from __future__ import annotations
 
-import copy
+import math
 
+from evaluator.harness.backends import Peaks
+from evaluator.harness.peaks import floor_seconds
+from evaluator.harness.result import jsonable
+from evaluator.services.result_checks import catalog_costs
 from operators import registry
 
 OPERATOR = "aten::_index_put_impl_"
+# the ceilings of tests.factories.ChipFactory, as evaluator.selectors.chip_ceilings reads them
+FACTORY_PEAKS = Peaks(3350e9, {"bfloat16": 989e12, "float32": 67e12, "default": 67e12}, 50 * 2**20)
+SOL_PCT, SPEEDUP = 41.0, 1.7
+
+
+def honest_timing(operator: str = OPERATOR, peaks: Peaks = FACTORY_PEAKS) -> list[dict]:
+    """Per perf case, the timing of a kernel at SOL_PCT of the case's physical floor on a chip of
+    `peaks`, SPEEDUP times faster than its baseline."""
+    timings = []
+    for cost in catalog_costs(operator, "perf"):
+        floor_us = floor_seconds(cost.flops, cost.bytes, cost.dtype, peaks) * 1e6 if cost else None
+        median = floor_us * 100 / SOL_PCT if floor_us else 10.0
+        timings.append(
+            {
+                "candidate_median_us": median,
+                "baseline_median_us": median * SPEEDUP,
+                "speedup": SPEEDUP,
+                "floor_us": floor_us,
+                "sol_pct": SOL_PCT if floor_us else None,
+            }
+        )
+    return timings
 
 
 def honest_result(operator: str = OPERATOR, tier: str = "full", *, timed: bool = True, **overrides) -> dict:
     """A correct result: every case of the tier passed; on a timing chip's full tier the perf cases
-    follow, marked "tier": "perf", with per-case timing."""
+    follow, marked "tier": "perf", with per-case timing (physically possible on a ChipFactory chip)."""
     spec = registry.get(operator)
-    cases = [
-        {"params": copy.deepcopy(dict(c)), "passed": True, "max_abs_err": 0.0, "reason": ""} for c in spec.tier(tier)
-    ]
+    cases = [{"params": jsonable(dict(c)), "passed": True, "max_abs_err": 0.0, "reason": ""} for c in spec.tier(tier)]
     timing = None
     if timed:
-        for case in spec.tier("perf"):
-            entry = {"params": copy.deepcopy(dict(case)), "passed": True, "reason": ""}
-            entry["timing"] = {"candidate_median_us": 10.0, "baseline_median_us": 17.0, "speedup": 1.7, "sol_pct": 41.0}
+        timings = honest_timing(operator)
+        for case, case_timing in zip(spec.tier("perf"), timings, strict=True):
+            entry = {"params": jsonable(dict(case)), "passed": True, "reason": "", "timing": case_timing}
             if tier == "full":
                 entry["tier"] = "perf"
             cases.append(entry)
-        timing = {"speedup": 1.7, "candidate_median_us": 10.0, "baseline_median_us": 17.0, "method": "events"}
+        median = math.exp(sum(math.log(t["candidate_median_us"]) for t in timings) / len(timings))
+        timing = {"speedup": SPEEDUP, "candidate_median_us": median, "baseline_median_us": median * SPEEDUP}
+        timing["method"] = "events"
     result = {
         "schema": "kgb.result/1",
         "verdict": "correct",
@@ -35,7 +61,7 @@ def honest_result(operator: str = OPERATOR, tier: str = "full", *, timed: bool =
         "seed": 0,
         "cases": cases,
         "timing": timing,
-        "sol_pct": 41.0 if timed else None,
+        "sol_pct": SOL_PCT if timed else None,
         "findings": [],
         "environment": {
             "harness_version": "0.1",

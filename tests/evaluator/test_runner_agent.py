@@ -1,5 +1,6 @@
 """The runner agent runs without Django: checked in a fresh interpreter that refuses to import it."""
 
+import hashlib
 import json
 import os
 import subprocess
@@ -126,7 +127,7 @@ PAYLOAD = {
     "seed": 7,
     "secret_seed": False,
     "timeout_s": 30,
-    "solution": {"file_name": "a.py", "source": "x = 1\n", "sha256": "0" * 64},
+    "solution": {"file_name": "a.py", "source": "x = 1\n", "sha256": hashlib.sha256(b"x = 1\n").hexdigest()},
 }
 
 

@@ -151,7 +151,7 @@ def test_bundle_marks_bad_jobs_and_signs(monkeypatch):
     assert checkpoints[-1] == out
     assert out["schema"] == "kgb.results/1"
     assert [r["result"]["verdict"] for r in out["results"]] == ["runtime_error", "runtime_error"]
-    assert out["results"][0]["result"]["reason"].startswith("bundle: solution sha256")
+    assert out["results"][0]["result"]["reason"].startswith("bundle: job.solution.sha256 does not match")
     assert out["signature"]["scheme"] == "ed25519" and "token_id" not in out["signature"]
     assert signing.verify_document(json.loads(json.dumps(out)), public_key)
     assert all(signing.verify_document(doc, public_key) for doc in checkpoints)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.harness import RESULT_SCHEMA, VERDICTS
+from evaluator.harness.contract import Result
 from tests.harness import specs
 from tests.harness.conftest import SOLUTIONS, read
 from tests.harness.specs_perf import STRIDED_MUL
@@ -46,6 +47,7 @@ def check_schema(result: dict) -> None:
     assert ENV_KEYS <= set(result["environment"])
     assert result["timing"] is None  # never timed on the interpreter
     json.dumps(result)  # plain JSON all the way down
+    assert Result.from_dict(result).to_dict() == result  # the contract reads it back unchanged
     for case in result["cases"]:
         assert set(case) >= {"params", "passed", "max_abs_err", "max_rel_err", "reason"}
 

@@ -187,7 +187,7 @@ result_documents = st.fixed_dictionaries(
 @example(document={"verdict": "correct", "sol_pct": 10**400})
 def test_fuzz_result_validator_returns_a_clean_result_or_a_service_error(document):
     try:
-        cleaned = validate_result(document)
+        cleaned = validate_result(document).to_dict()
     except ApplicationError as refused:
         assert refused.message
         return

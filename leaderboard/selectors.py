@@ -22,7 +22,7 @@ from rest_framework.authtoken.models import Token
 
 from evaluator.models import Chip, Evaluation, EvaluationJob
 from evaluator.vocabulary import TERMINAL_JOB_STATES, VERDICT_RANK, JobState, Tier, Verdict
-from kgsite.errors import NotFound
+from kgsite.errors import Invalid, NotFound
 from leaderboard import metrics
 from leaderboard.models import Attempt, LeaderboardEntry, LLMModel, ReportedResult, Scaffold, Submission
 from leaderboard.vocabulary import (
@@ -1210,6 +1210,80 @@ def submission_progress(*, submission: Submission) -> dict:
         "verdicts": verdicts,
         "status": submission.status,
     }
+
+
+@dataclass(frozen=True)
+class AttemptResultRow:
+    """One evaluation job of one attempt (a sample of an operator) as the submission page lists it: the job's
+    state while it has no verdict, else its verdict, reason and findings."""
+
+    attempt_id: int
+    operator_id: str
+    sample_index: int
+    chip: str
+    tier: str
+    state: str
+    verdict: str  # empty until the job has a verdict
+    reason: str  # the verdict's reason, or why the job failed without one
+    rejected_reason: str
+    cases: str
+    speedup: float | None
+    findings: list[str]  # "layer: detail", the first FINDINGS_SHOWN of them
+    more_findings: int
+
+
+FINDINGS_SHOWN = 3
+
+
+def submission_attempt_rows(*, submission: Submission, verdict: str = "") -> list[AttemptResultRow]:
+    """Every evaluation job of the submission's attempts, by operator, sample and chip (only those of one
+    verdict when `verdict` is given; Invalid for a verdict that does not exist)."""
+    jobs = EvaluationJob.objects.filter(attempt__submission=submission)
+    if verdict:
+        if verdict not in Verdict.values:
+            raise Invalid(f"unknown verdict {verdict[:40]!r}; verdicts: {', '.join(Verdict.values)}")
+        jobs = jobs.filter(evaluation__verdict=verdict)
+    values = jobs.order_by("attempt__operator_id", "attempt__sample_index", "chip__slug", "queued_at").values(
+        "attempt_id",
+        "attempt__operator_id",
+        "attempt__sample_index",
+        "chip__slug",
+        "tier",
+        "state",
+        "error",
+        "evaluation__verdict",
+        "evaluation__reason",
+        "evaluation__rejected_reason",
+        "evaluation__findings",
+        "evaluation__cases_passed",
+        "evaluation__cases_total",
+        "evaluation__speedup",
+    )
+    rows = []
+    for v in values:
+        findings = [
+            f"{f['layer']}: {f.get('detail', '')}" if isinstance(f, dict) and f.get("layer") else str(f)
+            for f in v["evaluation__findings"] or []
+        ]
+        has_verdict = v["evaluation__verdict"] is not None
+        rows.append(
+            AttemptResultRow(
+                attempt_id=v["attempt_id"],
+                operator_id=v["attempt__operator_id"],
+                sample_index=v["attempt__sample_index"],
+                chip=v["chip__slug"],
+                tier=v["tier"],
+                state=v["state"],
+                verdict=v["evaluation__verdict"] or "",
+                reason=v["evaluation__reason"] if has_verdict else v["error"],
+                rejected_reason=v["evaluation__rejected_reason"] or "",
+                cases=f"{v['evaluation__cases_passed']}/{v['evaluation__cases_total']}" if has_verdict else "",
+                speedup=v["evaluation__speedup"],
+                findings=findings[:FINDINGS_SHOWN],
+                more_findings=max(0, len(findings) - FINDINGS_SHOWN),
+            )
+        )
+    return rows
 
 
 @dataclass

@@ -272,23 +272,32 @@ def reported(request: HttpRequest) -> HttpResponse:
 # --- detail pages ---------------------------------------------------------------------------------------------
 
 
+def _submission_results(request: HttpRequest, submission, chips, operator_rows) -> dict:
+    """What the submission page's tables show (the page, and each progress poll that swaps them in place)."""
+    verdict = request.GET.get("verdict", "")
+    return {
+        "submission": submission,
+        "summary": selectors.submission_rows(submission_id=submission.pk),
+        "columns": selectors.LEADERBOARD_COLUMNS,
+        "chips": chips,
+        "operator_rows": operator_rows,
+        "attempt_rows": selectors.submission_attempt_rows(submission=submission, verdict=verdict),
+        "verdict": verdict,
+        "progress": selectors.submission_progress(submission=submission),
+    }
+
+
 def submission_detail(request: HttpRequest, pk) -> HttpResponse:
     submission = selectors.submission_for_viewer(pk=pk, viewer=request.user)
     chips, operator_rows = selectors.submission_operator_table(submission=submission)
     fmt = _export_format(request)
     if fmt:
         return export_response(selectors.submission_export(submission=submission, chips=chips, rows=operator_rows), fmt)
-    summary = selectors.submission_rows(submission_id=submission.pk)
     return render(
         request,
         "leaderboard/submission_detail.html",
         {
-            "submission": submission,
-            "summary": summary,
-            "columns": selectors.LEADERBOARD_COLUMNS,
-            "chips": chips,
-            "operator_rows": operator_rows,
-            "progress": selectors.submission_progress(submission=submission),
+            **_submission_results(request, submission, chips, operator_rows),
             "can_delete": selectors.can_delete(submission=submission, viewer=request.user),
             "csv_url": "?format=csv",
             "json_url": "?format=json",
@@ -297,12 +306,14 @@ def submission_detail(request: HttpRequest, pk) -> HttpResponse:
 
 
 def submission_progress(request: HttpRequest, pk) -> HttpResponse:
-    """The progress fragment, polled by htmx every few seconds while jobs are pending."""
+    """The progress fragment, polled by htmx every few seconds while jobs are pending; the tables come with it
+    (swapped out of band), so a verdict shows up, and the final tables after completion, without a reload."""
     submission = selectors.submission_for_viewer(pk=pk, viewer=request.user)
+    chips, operator_rows = selectors.submission_operator_table(submission=submission)
     response = render(
         request,
-        "leaderboard/_progress.html",
-        {"submission": submission, "progress": selectors.submission_progress(submission=submission)},
+        "leaderboard/_progress_poll.html",
+        _submission_results(request, submission, chips, operator_rows),
     )
     response["Cache-Control"] = "no-store"
     return response

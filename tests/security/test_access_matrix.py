@@ -151,6 +151,24 @@ def public_api_private_object(owner_codes: set[int] = OK) -> dict[str, set[int]]
 
 
 Url = Callable[[World], str]
+
+
+def _owners_check(w: World) -> str:
+    from evaluator.models import VerifyJob
+
+    check = VerifyJob.objects.create(
+        owner=w.owner,
+        chip=w.chip,
+        operator=w.operator,
+        tier="smoke",
+        source="x",
+        source_sha256="0",
+        seed=1,
+        timeout_s=1,
+    )
+    return str(check.pk)
+
+
 VALID_RESULT = {
     "schema": "kgb.result/1",
     "verdict": "correct",
@@ -276,7 +294,26 @@ MATRIX: list[tuple[str, str, Url, dict | None, bool, dict[str, set[int]]]] = [
         public_api_private_object(),
     ),
     ("api-reported", "GET", lambda w: reverse("api-reported"), None, False, everyone(OK)),
+    ("api-models", "GET", lambda w: reverse("api-models"), None, False, everyone(OK)),
+    ("api-scaffolds", "GET", lambda w: reverse("api-scaffolds"), None, False, everyone(OK)),
     ("evaluator:runners", "GET", lambda w: reverse("evaluator:runners"), None, False, staff_page()),
+    # test mode: users only (a runner token means nothing here); a check is its owner's alone, staff included
+    (
+        "evaluator:api-verify",
+        "POST",
+        lambda w: reverse("evaluator:api-verify"),
+        {},
+        True,
+        {**{a: DENIED for a in ACTORS}, "owner": {400}, "other": {400}, "staff": {400}},
+    ),
+    (
+        "evaluator:api-verify-status",
+        "GET",
+        lambda w: reverse("evaluator:api-verify-status", args=[_owners_check(w)]),
+        None,
+        False,
+        {**{a: DENIED for a in ACTORS}, "owner": OK, "other": HIDDEN, "staff": HIDDEN},
+    ),
     (
         "evaluator:import_results",
         "POST",

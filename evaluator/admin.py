@@ -7,7 +7,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 
 from evaluator import services
-from evaluator.models import Chip, Evaluation, EvaluationJob, JobEvent, Runner, RunnerAuditEvent
+from evaluator.models import Chip, Evaluation, EvaluationJob, JobEvent, Runner, RunnerAuditEvent, VerifyJob, VerifyQuota
 from kgsite.errors import ApplicationError
 from kgsite.read_only_admin import ReadOnlyAdmin
 
@@ -239,3 +239,23 @@ class RunnerAuditEventAdmin(ReadOnlyAdmin):
     # not even deletable: runners are never deleted, so neither is their trail
     list_display = ("runner", "action", "user", "at")
     list_filter = ("action",)
+
+
+@admin.register(VerifyJob)
+class VerifyJobAdmin(ReadOnlyAdmin):
+    """Test-mode checks, for the record: written only by evaluator.services.verify."""
+
+    list_display = ("id", "owner", "chip", "operator", "tier", "state", "run_label", "created_at")
+    list_filter = ("state", "chip", "tier")
+    search_fields = ("id", "owner__username", "operator__id", "run_label")
+    date_hierarchy = "created_at"
+
+
+@admin.register(VerifyQuota)
+class VerifyQuotaAdmin(admin.ModelAdmin):
+    """Raise (or cut) one user's test-mode checks per hour, on one chip or on every chip."""
+
+    list_display = ("user", "chip", "per_hour", "note", "updated_at")
+    list_filter = ("chip",)
+    search_fields = ("user__username", "note")
+    autocomplete_fields = ("user",)

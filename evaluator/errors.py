@@ -37,3 +37,15 @@ class HiddenCasesUnavailable(Unavailable):
     than run without the cases the operator meant them to have."""
 
     code = "hidden_cases_unavailable"
+
+
+class VerifyQuotaExceeded(ApplicationError):
+    """The user's test-mode checks on a chip this hour are spent (KGB_VERIFY_PER_HOUR or their VerifyQuota):
+    answered 429 with Retry-After, the seconds until the oldest check of the hour stops counting."""
+
+    code = "verify_quota"
+    status = 429
+
+    def __init__(self, message: str, *, retry_after_s: int):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s

@@ -74,6 +74,11 @@ class Chip(models.Model):
     def queue_name(self) -> str:
         return f"chip.{self.slug}"
 
+    @property
+    def test_queue_name(self) -> str:
+        """Test-mode checks (VerifyJob): consumed by the same runners, after the ranked queue."""
+        return f"chip.{self.slug}.test"
+
 
 class Runner(models.Model):
     """A registered machine for one chip. Its token is shown once and stored hashed (sha256). Its
@@ -304,3 +309,92 @@ class RunnerAuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.runner_id}: {self.action}"
+
+
+class VerifyJob(models.Model):
+    """A test-mode check (POST /api/v1/verify/): one kernel source for one operator on one chip's runners,
+    the public cases of the smoke or full tier under a fresh public seed, never the hidden cases nor a secret
+    seed. It is not an Attempt and has no Evaluation, so nothing here reaches a leaderboard: a submission's
+    ranked runs evaluate every file again. Runners take it through the same claim, lease and result API as
+    ranked jobs, from the chip's lower-priority test queue (evaluator.services.verify)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="verify_jobs")
+    chip = models.ForeignKey(Chip, on_delete=models.PROTECT, related_name="verify_jobs")
+    operator = models.ForeignKey("operators.Operator", on_delete=models.PROTECT, related_name="+")
+    tier = models.CharField(max_length=10, choices=Tier.choices)
+    run_label = models.CharField(
+        max_length=64, blank=True, help_text="The client's run id (kgb generate), so a run's checks can be counted."
+    )
+    source = models.TextField()
+    source_sha256 = models.CharField(max_length=64)
+    # public: shown to the owner; drawn per check so repeated checks do not see one fixed set of inputs
+    seed = models.BigIntegerField()
+    timeout_s = models.PositiveIntegerField()
+    state = models.CharField(max_length=10, choices=JobState.choices, default=JobState.QUEUED)
+    runner = models.ForeignKey(Runner, null=True, blank=True, on_delete=models.SET_NULL, related_name="verify_jobs")
+    deliveries = models.PositiveIntegerField(default=0)
+    lease_id = models.UUIDField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True, help_text="The harness's result document (kgb.result/1).")
+    error = models.TextField(blank=True, help_text="Why the check failed without a verdict.")
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(state__in=[JobState.QUEUED, JobState.RUNNING, JobState.DONE, JobState.FAILED]),
+                name="verifyjob_state_valid",
+            ),
+            # the public tiers only: edge and perf are not what test mode offers
+            models.CheckConstraint(condition=models.Q(tier__in=[Tier.SMOKE, Tier.FULL]), name="verifyjob_tier_public"),
+            models.CheckConstraint(
+                condition=models.Q(state=JobState.DONE, result__isnull=False)
+                | (~models.Q(state=JobState.DONE) & models.Q(result__isnull=True)),
+                name="verifyjob_result_iff_done",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(lease_expires_at__isnull=True)
+                | models.Q(lease_id__isnull=False, state=JobState.RUNNING),
+                name="verifyjob_lease_only_running",
+            ),
+        ]
+        indexes = [
+            # the hourly quota: one owner's checks on one chip since an hour ago
+            models.Index(fields=["owner", "chip", "created_at"], name="verifyjob_quota_idx"),
+            # the checks of one client run (shown with the run's submission)
+            models.Index(
+                fields=["owner", "run_label"], condition=~models.Q(run_label=""), name="verifyjob_owner_run_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"test-mode check {self.id} ({self.state})"
+
+
+class VerifyQuota(models.Model):
+    """An admin's quota for one user's test-mode checks per hour, on one chip or (chip empty) on every chip
+    without a row of its own; without any row, KGB_VERIFY_PER_HOUR applies."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="verify_quotas")
+    chip = models.ForeignKey(Chip, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    per_hour = models.PositiveIntegerField(help_text="Test-mode checks per hour (0 turns test mode off).")
+    note = models.CharField(max_length=200, blank=True, help_text="Why (for the other admins).")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["user", "chip"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "chip"], condition=models.Q(chip__isnull=False), name="verifyquota_unique_user_chip"
+            ),
+            models.UniqueConstraint(
+                fields=["user"], condition=models.Q(chip__isnull=True), name="verifyquota_unique_user_any_chip"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.per_hour}/h on {self.chip.slug if self.chip else 'every chip'}"

@@ -121,6 +121,9 @@ class ConfigOutput(serializers.Serializer):
     device_type = serializers.CharField()
     timing_meaningful = serializers.BooleanField()
     queue = serializers.CharField()
+    queues = serializers.ListField(
+        child=serializers.CharField(), help_text="the queues to consume, the first first (ranked, then test mode)"
+    )
     task_name = serializers.CharField()
     broker_url = serializers.CharField()
     broker_transport_options = serializers.DictField()
@@ -181,7 +184,7 @@ class ClaimOutput(serializers.Serializer):
 
 class ResultOutput(serializers.Serializer):
     job_id = serializers.UUIDField()
-    evaluation_id = serializers.IntegerField()
+    evaluation_id = serializers.IntegerField(allow_null=True, help_text="null for a test-mode check (no evaluation)")
     verdict = serializers.CharField()
     duplicate = serializers.BooleanField()
 
@@ -190,3 +193,38 @@ class FailOutput(serializers.Serializer):
     job_id = serializers.UUIDField()
     state = serializers.CharField()
     deliveries = serializers.IntegerField()
+
+
+# --- test mode (POST /api/v1/verify/, evaluator.verify_api) ---------------------------------------------------
+
+
+class VerifyInput(serializers.Serializer):
+    operator = serializers.CharField(max_length=100, help_text="an operator id, e.g. aten::add")
+    chip = serializers.CharField(max_length=40, help_text="a chip slug, e.g. cpu or h200")
+    tier = serializers.ChoiceField(choices=["smoke", "full"], default="smoke")
+    source = serializers.CharField(
+        trim_whitespace=False, help_text="the kernel file's text (<ns>__<op>.py), at most KGB_VERIFY_MAX_SOURCE_BYTES"
+    )
+    run = serializers.CharField(
+        required=False, default="", allow_blank=True, max_length=64, help_text="the client's run id (kgb generate)"
+    )
+
+
+class VerifyJobOutput(serializers.Serializer):
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    status_url = serializers.CharField(help_text="GET it until the status is done or failed")
+    operator = serializers.CharField()
+    chip = serializers.CharField()
+    tier = serializers.CharField()
+    seed = serializers.IntegerField(help_text="the public seed of this check's inputs (never a ranked run's)")
+    run = serializers.CharField()
+    ranked = serializers.BooleanField(help_text="always false: a check is never ranked nor counted on a leaderboard")
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    error = serializers.CharField(help_text="why a failed check has no verdict")
+    quota = serializers.DictField(help_text="per_hour and used: this hour's checks of the user on the chip")
+    result = serializers.DictField(
+        required=False, help_text="done only: the harness's result (kgb.result/1): per-case errors, findings, timing"
+    )

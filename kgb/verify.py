@@ -225,6 +225,10 @@ class RemoteVerifier(Verifier):
             if response.status_code != 200:
                 raise SiteError(f"test-mode status: {response.status_code} {_detail(response)}")
             body = _json(response)
+        if body.get("status") == "failed":  # no verdict: the runner failed, or no runner took it in time
+            raise SiteError(
+                f"the test-mode check of {operator_id} failed on the site: {body.get('error') or 'no reason'}"
+            )
         result = body.get("result")
         if not isinstance(result, dict) or "verdict" not in result:
             raise SiteError(f"test mode sent no result for {operator_id}: {str(body)[:300]}")

@@ -37,7 +37,10 @@ def _code(exc: Exception) -> str:
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     """Every refusal of every API as `{"error": code, "detail": message[, "errors": [...]]}`."""
     if isinstance(exc, ApplicationError):
-        return Response(exc.as_dict(), status=exc.status)
+        # a refusal that ends by itself (a quota) says when, as DRF's throttles do
+        retry_after = getattr(exc, "retry_after_s", None)
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+        return Response(exc.as_dict(), status=exc.status, headers=headers)
     # a body over a size limit, refused before it was read whole (kgsite.uploads)
     if isinstance(exc, RequestDataTooBig):
         return Response({"error": "too_large", "detail": str(exc)}, status=413)

@@ -276,6 +276,12 @@ KGB_FAIR_SHARE_WINDOW = env_int("KGB_FAIR_SHARE_WINDOW", 4, minimum=1)
 KGB_RUNNER_OFFLINE_AFTER_S = env_int("KGB_RUNNER_OFFLINE_AFTER_S", 120, minimum=5)
 KGB_RUNNER_HEARTBEAT_S = env_int("KGB_RUNNER_HEARTBEAT_S", 30, minimum=1)
 KGB_MAX_JOB_DELIVERIES = env_int("KGB_MAX_JOB_DELIVERIES", 3, minimum=1)
+# test mode (POST /api/v1/verify/, evaluator/services/verify.py): checks per user and chip per hour (an admin
+# raises one user's with a VerifyQuota row), the largest kernel source (an upload's per-file limit), and how long
+# a check may wait for a runner before it is given up (ranked work goes first)
+KGB_VERIFY_PER_HOUR = env_int("KGB_VERIFY_PER_HOUR", 30, minimum=0)
+KGB_VERIFY_MAX_SOURCE_BYTES = env_int("KGB_VERIFY_MAX_SOURCE_BYTES", 256 * 1024, minimum=1024)
+KGB_VERIFY_EXPIRE_S = env_int("KGB_VERIFY_EXPIRE_S", 3 * 3600, minimum=60)
 # the broker URL handed to runners (their own credentials, e.g. per-chip); default: the site's
 KGB_RUNNER_BROKER_URL = env_str("KGB_RUNNER_BROKER_URL", "")
 

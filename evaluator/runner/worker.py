@@ -251,10 +251,12 @@ def main() -> int:
     SECRETS = (token,)
     CLIENT = SiteClient(SETTINGS["site"], token)
     app = build_app(SETTINGS)
+    # the site lists the ranked queue before the test-mode one (older sites name only the ranked queue)
+    queues = SETTINGS["config"].get("queues") or [SETTINGS["config"]["queue"]]
     argv = [
         "worker",
         "--queues",
-        SETTINGS["config"]["queue"],
+        ",".join(queues),
         "--concurrency",
         str(SETTINGS.get("concurrency", 1)),
         "--pool",
@@ -268,7 +270,7 @@ def main() -> int:
         "--without-heartbeat",
     ]
     threading.Thread(target=_stop_when_orphaned, args=(os.getppid(),), daemon=True, name="orphan-watch").start()
-    log.info("worker %s (pid %d) consuming %s", SETTINGS["hostname"], os.getpid(), SETTINGS["config"]["queue"])
+    log.info("worker %s (pid %d) consuming %s", SETTINGS["hostname"], os.getpid(), ", ".join(queues))
     app.worker_main(argv)
     return 0
 

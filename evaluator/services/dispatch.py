@@ -44,7 +44,7 @@ from kgsite.celery import app as celery_app
 from kgsite.errors import ApplicationError, Invalid
 
 TASK_NAME = "kgb.evaluate"
-# harness wall time per tier; the Celery limits add a margin on top (see _send_job)
+# harness wall time per tier; the Celery limits add a margin on top (see send_job_message)
 TIER_TIMEOUT_S = {Tier.SMOKE: 300, Tier.FULL: 600, Tier.EDGE: 600, Tier.PERF: 900}
 
 
@@ -59,7 +59,7 @@ def default_tier(chip: Chip) -> str:
     return Tier.SMOKE if chip.device_type == DeviceType.CPU else Tier.FULL
 
 
-def _send_job(job_id: str, queue: str, timeout_s: int) -> None:
+def send_job_message(job_id: str, queue: str, timeout_s: int) -> None:
     # by name: the site never imports the runner's task code. The soft limit lets the task report
     # a failure; the hard limit (+20% and two minutes) kills a task that ignores it.
     celery_app.send_task(
@@ -82,7 +82,7 @@ def _enqueue_after_commit(job: EvaluationJob) -> None:
     job_id, queue, timeout_s = str(job.id), job.chip.queue_name, job.timeout_s
     # robust: a broker that is down must not turn a committed upload into an error page; the job
     # row exists and `manage.py resend_queued_jobs` sends it again once the broker is back
-    transaction.on_commit(lambda: _send_job(job_id, queue, timeout_s), robust=True)
+    transaction.on_commit(lambda: send_job_message(job_id, queue, timeout_s), robust=True)
 
 
 def _event(
@@ -456,5 +456,5 @@ def resend_queued_jobs(*, older_than_s: int, chip: Chip | None = None) -> int:
     jobs = list(queued)
     EvaluationJob.objects.filter(pk__in=[job.pk for job in jobs]).update(sent_at=now)
     for job in jobs:
-        _send_job(str(job.id), job.chip.queue_name, job.timeout_s)
+        send_job_message(str(job.id), job.chip.queue_name, job.timeout_s)
     return count + len(jobs) + send_waiting_jobs(chip_id=chip.pk if chip is not None else None)

@@ -199,7 +199,7 @@ def test_duplicate_deliveries_and_a_second_runner_never_run_a_job_twice(fleet):
     # redeliveries of running jobs, as a broker makes them: every consumer may get one
     for job in jobs:
         for _ in range(3):
-            dispatch._send_job(str(job.id), fleet["chip"].queue_name, job.timeout_s)
+            dispatch.send_job_message(str(job.id), fleet["chip"].queue_name, job.timeout_s)
     # and a resend now sends nothing for them: their leases are live
     assert retry_locked(lambda: services.resend_queued_jobs(older_than_s=0, chip=fleet["chip"])) == 0
     wait_for(lambda: Evaluation.objects.filter(job__in=jobs).count() == 2, 90, "both results")

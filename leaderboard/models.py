@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from kgsite.text import unsafe_characters_message
-from leaderboard.vocabulary import OperatorSet, ScaffoldKind, SubmissionStatus, Track
+from leaderboard.vocabulary import OperatorSet, ScaffoldKind, SubmissionStatus, TokenSource, Track
 
 
 def validate_plain_name(value: str) -> None:
@@ -130,12 +130,23 @@ class Submission(models.Model):
     is_public = models.BooleanField(default=True)
     is_demo = models.BooleanField(default=False, help_text="Demo data from `seed_demo`: labelled as such on the site.")
     held_out = models.BooleanField(default=False, help_text="Evaluated with secret seeds (ranked runs).")
+    # the run's provenance, read once from the upload's notes.kgb (leaderboard.provenance) for the rows
+    token_source = models.CharField(max_length=20, choices=TokenSource.choices, default=TokenSource.SELF_REPORTED)
+    verify_calls_reported = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Verifier calls of the run as its client reported them (local or remote)."
+    )
+    verify_calls_counted = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Test-mode checks the site counted for the run's id, at upload."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(condition=models.Q(track__in=Track.values), name="submission_track_valid"),
+            models.CheckConstraint(
+                condition=models.Q(token_source__in=TokenSource.values), name="submission_token_source_valid"
+            ),
             models.CheckConstraint(
                 condition=models.Q(status__in=SubmissionStatus.values), name="submission_status_valid"
             ),

@@ -33,6 +33,7 @@ from leaderboard.vocabulary import (
     UNTIMED,
     OperatorSet,
     SubmissionStatus,
+    TokenSource,
 )
 from operators.models import Operator
 
@@ -131,6 +132,10 @@ class LeaderboardRow:
     pareto: bool = False
     model_id: int | None = None
     scaffold_id: int | None = None
+    # the run's provenance (leaderboard.provenance): where its tokens come from, and its verifier calls
+    token_source: str = ""
+    verify_calls_counted: int | None = None  # test-mode checks the site counted for the run's id
+    verify_calls_reported: int | None = None  # verifier calls as the run's client reported them
 
     def as_dict(self) -> dict:
         # shallow on purpose: every field is a scalar, and dataclasses.asdict's deep copy dominated the downloads
@@ -143,6 +148,11 @@ class LeaderboardRow:
     @property
     def cohort_key(self) -> tuple[str, str, str, str]:
         return (self.chip, self.tier, self.timing_protocol, self.prompt_set)
+
+    @property
+    def tokens_metered(self) -> bool:
+        """Tokens recorded by the kgb client from the usage blocks the model's API returned (not self-reported)."""
+        return self.token_source == TokenSource.METERED
 
 
 ROW_FIELDS = tuple(LeaderboardRow.__dataclass_fields__)
@@ -579,6 +589,9 @@ def _row_from_sums(values: dict, *, minimum: int) -> LeaderboardRow:
         timing_protocol=values["timing_protocol"],
         model_id=values["submission__model_id"],
         scaffold_id=values["submission__scaffold_id"],
+        token_source=values["submission__token_source"],
+        verify_calls_counted=values["submission__verify_calls_counted"],
+        verify_calls_reported=values["submission__verify_calls_reported"],
     )
 
 
@@ -607,6 +620,9 @@ GROUP_FIELDS = (
     "submission__scaffold__name",
     "submission__scaffold__version",
     "submission__scaffold__kind",
+    "submission__token_source",
+    "submission__verify_calls_counted",
+    "submission__verify_calls_reported",
 )
 
 

@@ -21,6 +21,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
+from evaluator import selectors as evaluator_selectors
 from evaluator import services as evaluator_services
 from evaluator.errors import QueueLimitExceeded
 from evaluator.models import Chip, Evaluation, EvaluationJob
@@ -35,6 +36,7 @@ from leaderboard.models import (
     Scaffold,
     Submission,
 )
+from leaderboard.provenance import run_provenance
 from leaderboard.upload import UploadError, UploadInvalid, ValidatedUpload, validate_upload
 from leaderboard.vocabulary import (
     COUNTED_TIERS,
@@ -486,6 +488,7 @@ def _store(*, uploader, upload: ValidatedUpload, choices: UploadChoices) -> Subm
     meta = upload.metadata
     model = _model_for(uploader=uploader, named=meta.model, choices=choices)
     scaffold = _scaffold_for(uploader=uploader, named=meta.scaffold, choices=choices)
+    run = run_provenance(meta.extra)
     submission = Submission.objects.create(
         name=meta.name,
         model=model,
@@ -495,6 +498,12 @@ def _store(*, uploader, upload: ValidatedUpload, choices: UploadChoices) -> Subm
         target_chip=Chip.objects.get(slug=meta.target_chip),
         metadata={"schema": "kgb-submission/1", **meta.extra, "files": len(upload.files)},
         is_public=meta.public,
+        token_source=run.token_source,
+        verify_calls_reported=run.verify_calls_reported,
+        # the uploader's test-mode checks tagged with the run's id: counted by the site, not the client
+        verify_calls_counted=(
+            evaluator_selectors.verify_call_count(owner_id=uploader.pk, run_label=run.run_id) if run.run_id else None
+        ),
     )
     attempts = []
     for solution in upload.files:

@@ -24,6 +24,21 @@ class ScaffoldKind(Words):
     labels = {ONE_SHOT: "one-shot LLM", PASS_AT_K: "LLM pass@k"}
 
 
+class TokenSource(Words):
+    """Where a submission's token counts come from (the client's `notes.kgb.tokens`, else self-reported)."""
+
+    METERED = "metered"  # the usage blocks the model's API returned, recorded per request by the kgb client
+    AGENT_LOG = "agent-log"  # counted from the agent's own logs (kgb import agent)
+    NOT_RECORDED = "not recorded"  # the run kept no usage (kgb import upstream)
+    SELF_REPORTED = "self-reported"  # figures the uploader wrote into metadata.json
+    labels = {
+        METERED: "metered by the kgb client from the API's usage blocks",
+        AGENT_LOG: "counted from the agent's logs",
+        NOT_RECORDED: "not recorded",
+        SELF_REPORTED: "self-reported by the uploader",
+    }
+
+
 class SubmissionStatus(Words):
     """Written only by `leaderboard.services.sync_submission_status` (and `withdraw_submission`)."""
 

@@ -120,6 +120,8 @@ BADGES = (
     # every operator verified with secret seeds; the tooltip is the row's held_out_label (hidden shapes)
     ("held_out", "badge-heldout", None, "held-out verified"),
     ("pareto", "badge-pareto", "On the accuracy vs tokens-per-success Pareto front", "Pareto"),
+    # apart from self-reported figures: the kgb client recorded every request's usage block as the API returned it
+    ("tokens_metered", "badge-metered", "Tokens recorded by the kgb client from the API's usage blocks", "metered"),
 )
 
 
@@ -135,3 +137,17 @@ def row_badges(row) -> str:
             format_html('<span class="badge badge-private" title="{}">private</span>', "Only you can see this")
         )
     return mark_safe(" ".join(parts))  # every part went through format_html
+
+
+@register.simple_tag
+def verify_calls(row) -> str:
+    """A run's verifier calls, saying who counted them: the site (test-mode checks tagged with the run's id) or
+    the client (its own count, local harness runs included). "" when neither is known."""
+    parts = []
+    if row.verify_calls_counted is not None:
+        checks = row.verify_calls_counted
+        parts.append(f"{checks:,} test-mode check{'s' if checks != 1 else ''} (site)")
+    if row.verify_calls_reported is not None:
+        calls = row.verify_calls_reported
+        parts.append(f"{calls:,} verifier call{'s' if calls != 1 else ''} (client-reported)")
+    return " · ".join(parts)

@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
+from torch.utils.weak import WeakIdKeyDictionary
 
 SOURCES = ("aten", "vllm13", "cublas")
 TIERS = ("smoke", "full", "edge", "perf")
@@ -149,6 +150,27 @@ class Cost:
     dtype: str = "float32"  # the dtype whose compute peak applies
 
 
+# pointer arrays per input set, keyed by the set's first tensor (weakly: the array lives as long as
+# the tensors it points at, so a captured graph never replays a freed one)
+_POINTER_ARRAYS: WeakIdKeyDictionary = WeakIdKeyDictionary()
+
+
+def pointer_array(tensors: Sequence[torch.Tensor]) -> torch.Tensor:
+    """An int64 tensor of the tensors' device addresses on their device (upstream's batched-routine
+    argument, `torch.tensor([t.data_ptr() for t in ...])`). Built in the process that calls, from the
+    tensors that process holds, so it never points into another process's memory; cached per list
+    while the addresses stay the same, so a repeated call (a timed one) copies nothing to the device."""
+    if not tensors:
+        raise ValueError("a pointer array needs at least one tensor (batched inputs keep one past batchCount)")
+    addresses = tuple(t.data_ptr() for t in tensors)
+    cached = _POINTER_ARRAYS.get(tensors[0])
+    if cached is not None and cached[0] == addresses:
+        return cached[1]
+    array = torch.tensor(addresses, dtype=torch.int64, device=tensors[0].device)
+    _POINTER_ARRAYS[tensors[0]] = (addresses, array)
+    return array
+
+
 def _default_invoke(impl: Callable[..., Any] | None, inputs: Inputs) -> Any:
     raise NotImplementedError("this spec defines no invoke()")
 
@@ -176,6 +198,11 @@ class OperatorSpec:
     reduce_dim: Callable[[Case], int] | None = None  # reduction length R for atol = 1e-4 * R
     exact: bool = False  # outputs must match bit for bit (indices, copies, layout, comparisons)
     mutates: tuple[str, ...] = ()  # input names the call writes into (in-place outputs)
+    # inputs held as lists of tensors that the call passes as `pointer_array(list)` (upstream's int64
+    # device array of addresses); the reference, which cannot follow an address, gets the list itself.
+    # make_inputs binds each list's array once per set, so only a set that crossed processes by value
+    # (the child's correctness inputs) builds its own at its first call
+    pointer_arrays: tuple[str, ...] = ()
     stochastic: bool = False  # random operator: compare() checks statistics, not values
     cost: Callable[[Case, Inputs], Cost] | None = None  # None: bytes of inputs + outputs, 0 FLOPs
     constant_output_ok: str = ""  # non-empty = why zeros/constant outputs are legitimately correct here

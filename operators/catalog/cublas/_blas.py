@@ -17,13 +17,31 @@ from typing import Any
 
 import torch
 
-from operators.spec import Comparison, Cost, Inputs, OperatorSpec, Rng, dtype_of
+from operators.spec import Comparison, Cost, Inputs, OperatorSpec, Rng, dtype_of, pointer_array
 from operators.tolerance import ACCUMULATED_DTYPES, compare_accumulated, compare_tensors, widen
 
 TRANS_FLAGS = ("N", "T", "C")
 UPLO_FLAGS = ("U", "L")
 DIAG_FLAGS = ("N", "U")
 SIDE_FLAGS = ("L", "R")
+# cuBLAS's enum values (cublas_api.h: cublasOperation_t, cublasFillMode_t, cublasDiagType_t,
+# cublasSideMode_t) by kind, for each BLAS letter: the integers upstream's tests pass
+CUBLAS_ENUMS: dict[str, dict[str, int]] = {
+    "op": {"N": 0, "T": 1, "C": 2},
+    "fill": {"L": 0, "U": 1},
+    "diag": {"N": 0, "U": 1},
+    "side": {"L": 0, "R": 1},
+}
+# which enum each flag parameter holds
+FLAG_KINDS = {
+    "trans": "op",
+    "transa": "op",
+    "transb": "op",
+    "uplo": "fill",
+    "diag": "diag",
+    "side": "side",
+    "mode": "side",
+}
 # cudaDataType_t values (library_types.h): the *Ex routines take them as plain ints
 CUDA_R_16F, CUDA_R_32F, CUDA_R_64F, CUDA_C_32F, CUDA_C_64F, CUDA_R_16BF = 2, 0, 1, 4, 5, 14
 CUDA_DATA_TYPES: dict[int, torch.dtype] = {
@@ -43,6 +61,15 @@ FIDELITY = (
     "against real cuBLAS (bench/cublas_vendor_check.py, cuBLAS through ctypes on an H200) is written and "
     "still to be run by the lead; its output goes to BENCHMARKS.md."
 )
+
+
+def flag_letter(kind: str, value: Any) -> Any:
+    """The BLAS letter of a cuBLAS enum value of that kind (a letter, or anything else, unchanged)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        for letter, code in CUBLAS_ENUMS[kind].items():
+            if code == value:
+                return letter
+    return value
 
 
 def check_flag(name: str, value: Any, allowed: Sequence[str]) -> str:
@@ -251,7 +278,7 @@ def accumulated_compare(
     |the reference with beta = 0| (|alpha sum_k a_k b_k|); addend = |beta| |C| (0 when beta == 0: C is
     not read). The reference output itself is the float64 result rounded once (within the bound's MU
     term)."""
-    invoke = make_invoke(params, outputs)
+    invoke = make_invoke(params, outputs, reference=reference_impl)
     fallback = masked_compare(outputs, written, reduce_dim)
 
     def run(inputs: Inputs, **changes: Any) -> list[Any]:
@@ -432,13 +459,40 @@ def def_line(name: str, params: Sequence[str]) -> str:
     return f"def {name}({', '.join(params)}):"
 
 
-def make_invoke(params: Sequence[str], outputs: Sequence[str]) -> Callable[[Callable[..., Any] | None, Inputs], Any]:
-    """Calls impl with the inputs in the baseline's parameter order and returns the written buffers."""
+def upstream_argument(name: str, value: Any, *, integer_flags: bool, pointer_arrays: Sequence[str]) -> Any:
+    """One argument as upstream's tests pass it: flags as cuBLAS's integers where upstream passes integers,
+    lists of tensors as an int64 device array of their addresses."""
+    if name in pointer_arrays:
+        return pointer_array(value)
+    if integer_flags and name in FLAG_KINDS and isinstance(value, str):
+        return CUBLAS_ENUMS[FLAG_KINDS[name]][value]
+    return value
+
+
+def make_invoke(
+    params: Sequence[str],
+    outputs: Sequence[str],
+    *,
+    reference: Callable[..., Any],
+    integer_flags: bool = False,
+    pointer_arrays: Sequence[str] = (),
+) -> Callable[[Callable[..., Any] | None, Inputs], Any]:
+    """Calls impl with the inputs in the baseline's parameter order and returns the written buffers. Our
+    `reference` gets the inputs as built (BLAS letters, lists of tensors); every other impl (a candidate,
+    the vendor library) gets upstream's arguments (upstream_argument), so an upstream kernel runs unchanged."""
 
     def invoke(impl: Callable[..., Any] | None, inputs: Inputs) -> Any:
         if impl is None:
             raise ValueError("cuBLAS operators need an implementation to call")
-        impl(*[inputs[p] for p in params])
+        if impl is reference:
+            impl(*[inputs[p] for p in params])
+        else:
+            impl(
+                *[
+                    upstream_argument(p, inputs[p], integer_flags=integer_flags, pointer_arrays=pointer_arrays)
+                    for p in params
+                ]
+            )
         if len(outputs) == 1:
             return inputs[outputs[0]]
         return tuple(inputs[o] for o in outputs)
@@ -450,10 +504,24 @@ CONVENTIONS = (
     "Column-major BLAS on raw buffers: a matrix argument X with leading dimension ldx is the flat "
     "storage of the given torch tensor (its torch shape and strides do not matter), element (i, j) at "
     "storage offset i + j*ldx; a vector with increment inc has element i at i*inc, or at (n-1-i)*|inc| "
-    "when inc < 0. trans/transa/transb are 'N', 'T' or 'C' (conjugate transpose), uplo 'U'/'L', diag "
-    "'N'/'U' (unit: the diagonal is not read), side/mode 'L'/'R'. alpha and beta are Python numbers. "
+    "when inc < 0. alpha and beta are Python numbers. "
     "Write results in place exactly where BLAS writes and nowhere else; when alpha == 0 the A/B/x "
     "operands are not read and when beta == 0 the C/y operand is not read (NaN there must not propagate)."
+)
+LETTER_FLAGS = "trans/transa/transb are the strings 'N', 'T' or 'C' (conjugate transpose)."
+INTEGER_FLAGS = (
+    "Flags are cuBLAS's integer enum values, as upstream KernelGenBench passes them: trans/transa/transb "
+    "0 = N, 1 = T, 2 = C (conjugate transpose); uplo 0 = lower, 1 = upper (CUBLAS_FILL_MODE_LOWER/UPPER); "
+    "diag 0 = non-unit, 1 = unit (the diagonal is not read); side/mode 0 = left, 1 = right. The "
+    "reference and the example cases below name the same values by their BLAS letters ('N'/'T'/'C', "
+    "'L'/'U', 'N'/'U', 'L'/'R')."
+)
+POINTER_ARRAYS = (
+    "Batched arguments ({names}) are int64 tensors on the device holding the data pointers of the batch's "
+    "buffers (`torch.tensor([t.data_ptr() for t in buffers], dtype=torch.int64, device=...)`, as upstream "
+    "builds them); entry b is the address of problem b's buffer of the routine's dtype, to be read in the "
+    "kernel (`tl.load(ptrs + b).to(tl.pointer_type(...))`). Only the first batchCount entries are used. "
+    "The reference below receives the buffers themselves as Python lists."
 )
 
 
@@ -474,7 +542,14 @@ def blas_spec(
     notes: str = "",
     exact: bool = False,
     vendor: Callable[[str], Callable[..., Any] | None] | None = None,
+    integer_flags: bool = False,
+    pointer_arrays: Sequence[str] = (),
+    tolerance_note: str = "",
 ) -> OperatorSpec:
+    """`integer_flags`: the routine's flags reach a candidate as cuBLAS's integers (upstream's tests pass
+    integers there; elsewhere they pass the letters); `pointer_arrays`: the list inputs a candidate gets as
+    device arrays of addresses (make_invoke); `tolerance_note`: how the comparison relates to upstream's
+    (its fidelity sentence, with the evidence where ours differs)."""
     if compare is None and exact:
         compare = exact_compare(outputs)
     elif compare is None:
@@ -487,19 +562,48 @@ def blas_spec(
         description=description,
         signature=def_line(name, params),
         entrypoints=(name,),
-        invoke=make_invoke(params, outputs),
+        invoke=make_invoke(
+            params, outputs, reference=reference_impl, integer_flags=integer_flags, pointer_arrays=pointer_arrays
+        ),
         cases=cases,
-        make_inputs=make_inputs,
-        fidelity=FIDELITY,
+        make_inputs=_binding_pointer_arrays(make_inputs, pointer_arrays),
+        fidelity=FIDELITY + (" Tolerance: " + tolerance_note if tolerance_note else ""),
         reference_impl=reference_impl,
         vendor_baseline=vendor,
         compare=compare,
         reduce_dim=reduce_dim,
         exact=exact,
         mutates=tuple(outputs),
+        pointer_arrays=tuple(pointer_arrays),
         cost=cost_model,
-        notes=(CONVENTIONS + (" " + notes if notes else "")),
+        notes=" ".join(
+            part
+            for part in (
+                CONVENTIONS,
+                INTEGER_FLAGS if integer_flags else LETTER_FLAGS if any(p in FLAG_KINDS for p in params) else "",
+                POINTER_ARRAYS.format(names=", ".join(pointer_arrays)) if pointer_arrays else "",
+                notes,
+            )
+            if part
+        ),
     )
+
+
+def _binding_pointer_arrays(
+    make_inputs: Callable[[dict, Rng], Inputs], names: Sequence[str]
+) -> Callable[[dict, Rng], Inputs]:
+    """make_inputs that also builds each set's pointer arrays, where the set is made (the timed sets of
+    both processes), so no timed call copies addresses to the device."""
+    if not names:
+        return make_inputs
+
+    def make(case: dict, rng: Rng) -> Inputs:
+        inputs = make_inputs(case, rng)
+        for name in names:
+            pointer_array(inputs[name])
+        return inputs
+
+    return make
 
 
 def exact_compare(outputs: Sequence[str]) -> Callable[[Any, Any, dict, Inputs], Comparison]:

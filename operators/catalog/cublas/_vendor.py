@@ -1,9 +1,10 @@
 """The vendor BLAS as the timing baseline: cuBLAS through ctypes (hipBLAS on ROCm builds, untested).
 
 `vendor_for(name)` gives each spec its `vendor_baseline(device_type)`: a callable with the routine's Python
-signature (the same as the reference's: BLAS letters for trans/uplo/diag/side, Python scalars for alpha and
-beta, tensors as raw buffers, Python lists of tensors for the batched routines), or None when the device is
-not CUDA or the library cannot be loaded, in which case the harness times the PyTorch reference instead.
+signature, called as a candidate is (upstream's arguments: flags as BLAS letters or cuBLAS's integers,
+Python scalars for alpha and beta, tensors as raw buffers, int64 device arrays of addresses for the
+batched routines), or None when the device is not CUDA or the library cannot be loaded, in which case the
+harness times the PyTorch reference instead.
 
 Conventions of the calls:
 - The library is the one PyTorch's CUDA build uses: first the libcublas already mapped into this process
@@ -12,8 +13,7 @@ Conventions of the calls:
 - Two handles per process: one in host pointer mode (alpha and beta are passed as host scalars, the usual
   mode), one in device pointer mode used only by dot/asum so the result lands in the device tensor `result`
   without a synchronising copy. Each call first binds the handle to torch's current stream.
-- Batched routines build a device array of the tensors' addresses per call (cached by the address tuple),
-  as a caller of cublas<t>gemmBatched must.
+- Batched routines get the device array of addresses the spec's invoke built (operators.spec.pointer_array).
 - Status codes other than CUBLAS_STATUS_SUCCESS raise RuntimeError.
 
 cuBLAS keeps fewer of BLAS's zero-scalar shortcuts than the references do: its documentation promises that
@@ -41,13 +41,9 @@ from typing import Any
 
 import torch
 
-# cuBLAS enum values (cublas_api.h); hipBLAS values (hipblas.h) used on ROCm
-CUBLAS_ENUMS = {
-    "op": {"N": 0, "T": 1, "C": 2},
-    "fill": {"L": 0, "U": 1},
-    "diag": {"N": 0, "U": 1},
-    "side": {"L": 0, "R": 1},
-}
+from operators.catalog.cublas._blas import CUBLAS_ENUMS, flag_letter
+
+# hipBLAS values (hipblas.h) used on ROCm, by BLAS letter
 HIPBLAS_ENUMS = {
     "op": {"N": 111, "T": 112, "C": 113},
     "fill": {"U": 121, "L": 122},
@@ -78,11 +74,11 @@ def _host_scalar(kind: str, value: Any) -> Any:
 
 
 # Argument kinds, one per Python parameter, in order:
-#   op / fill / diag / side : a BLAS letter mapped to the library enum (C int)
+#   op / fill / diag / side : a BLAS letter or cuBLAS's integer, mapped to the library enum (C int)
 #   i / l                   : a 32-bit int / a 64-bit int
 #   s<P>                    : alpha or beta as a host scalar of precision P (S, D, C, Z, H), by reference
 #   p                       : a tensor's device address
-#   a                       : a list of tensors, passed as a device array of their addresses
+#   a                       : an int64 device array of addresses (the spec's pointer array)
 #   t                       : a cudaDataType_t code (C int)
 _GEMV = ["op", "i", "i", "s?", "p", "i", "p", "i", "s?", "p", "i"]
 _GEMV_SB = ["op", "i", "i", "s?", "p", "i", "l", "p", "i", "l", "s?", "p", "i", "l", "i"]
@@ -228,7 +224,6 @@ class VendorBlas:
             POINTER_MODE_HOST: self._new_handle(POINTER_MODE_HOST),
             POINTER_MODE_DEVICE: self._new_handle(POINTER_MODE_DEVICE),
         }
-        self._address_tables: dict[tuple[int, ...], torch.Tensor] = {}
 
     def _new_handle(self, mode: int) -> ctypes.c_void_p:
         handle = ctypes.c_void_p()
@@ -243,28 +238,15 @@ class VendorBlas:
         fn.restype = ctypes.c_int
         return fn
 
-    def address_table(self, tensors: Sequence[torch.Tensor], device: torch.device) -> torch.Tensor:
-        key = tuple(t.data_ptr() for t in tensors)
-        table = self._address_tables.get(key)
-        if table is None:
-            if len(self._address_tables) > 256:
-                self._address_tables.clear()
-            table = torch.tensor(key if key else (0,), dtype=torch.int64, device=device)
-            self._address_tables[key] = table
-        return table
-
     def call(self, name: str, kinds: Sequence[str], args: Sequence[Any]) -> None:
-        device = next(
-            (a.device for a in args if isinstance(a, torch.Tensor)),
-            next((a[0].device for a in args if isinstance(a, list) and a), torch.device("cuda")),
-        )
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("cuda"))
         handle = self.handles[POINTER_MODE_DEVICE if name in DEVICE_RESULT else POINTER_MODE_HOST]
         _check(self._set_stream(handle, ctypes.c_void_p(torch.cuda.current_stream(device).cuda_stream)), "set stream")
         c_args: list[Any] = [handle]
-        keep: list[Any] = []  # scalars and address tables must outlive the call
+        keep: list[Any] = []  # scalars must outlive the call
         for kind, value in zip(kinds, args, strict=True):
             if kind in self.enums:
-                c_args.append(ctypes.c_int(self.enums[kind][value]))
+                c_args.append(ctypes.c_int(self.enums[kind][flag_letter(kind, value)]))
             elif kind == "i" or kind == "t":
                 c_args.append(ctypes.c_int(int(value)))
             elif kind == "l":
@@ -273,12 +255,8 @@ class VendorBlas:
                 scalar = _host_scalar(kind[1], value)
                 keep.append(scalar)
                 c_args.append(ctypes.byref(scalar))
-            elif kind == "p":
+            elif kind in ("p", "a"):
                 c_args.append(ctypes.c_void_p(value.data_ptr()))
-            elif kind == "a":
-                table = self.address_table(value, device)
-                keep.append(table)
-                c_args.append(ctypes.c_void_p(table.data_ptr()))
             else:
                 raise ValueError(f"unknown argument kind {kind!r}")
         _check(self.symbol(name)(*c_args), name)

@@ -1,11 +1,11 @@
 """cuBLAS level-2 routines (matrix-vector): gemv (plain, strided-batched, batched), ger/geru/gerc, syr2,
 symv, sbmv, tbmv, trsv.
 
-Grids: upstream `accuracy/cublas/test_<name>.py` (research/upstream_kgb.md §2, "cuBLAS" counts). Upstream
-passes integer enums for uplo/trans/diag in some tests (cuBLAS values: FILL_MODE_LOWER=0, UPPER=1;
-OP_N=0, T=1, C=2; DIAG_NON_UNIT=0, UNIT=1); our contract uses the BLAS letters and maps them that way.
-Batched routines take Python lists of tensors where upstream passes device arrays of data pointers (a
-pointer array would alias the trusted side's buffers, which the harness clones per consumer).
+Grids: upstream `accuracy/cublas/test_<name>.py` (research/upstream_kgb.md §2, "cuBLAS" counts). Cases and
+references name flags by their BLAS letters; a candidate is called as upstream's tests call it
+(_blas.make_invoke): syr2, symv, sbmv, tbmv and trsv get cuBLAS's integer enums (FILL_MODE_LOWER=0,
+UPPER=1; OP_N=0, T=1, C=2; DIAG_NON_UNIT=0, UNIT=1), gemv its trans letter, and gemvBatched int64 device
+arrays of the buffers' addresses, built in the calling process from the tensors it holds.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import torch
 from operators.catalog.common import product
 from operators.catalog.cublas import _blas as B
 from operators.catalog.cublas._vendor import vendor_for
-from operators.spec import Comparison, Cost, Inputs, OperatorSpec, Rng
+from operators.spec import Cost, Inputs, OperatorSpec, Rng
 
 # ---------------------------------------------------------------------------- references
 
@@ -290,12 +290,13 @@ def _batched_inputs(dtype: str) -> Callable[[dict, Rng], Inputs]:
         m, n, batch = case["m"], case["n"], case["batchCount"]
         len_x, len_y = _gemv_lengths(case)
         lda = case.get("lda", max(1, m))
+        listed = max(batch, 1)  # batchCount 0 still hands over a pointer array (one entry, never touched)
         return {
             **_scalars(case, "trans", "m", "n", "alpha", "beta", "incx", "incy", "batchCount"),
             "lda": lda,
-            "Aarray": [_matrix(rng, lda, n, dtype, rows=m) for _ in range(batch)],
-            "xarray": [_vec(rng, len_x, case["incx"], dtype) for _ in range(batch)],
-            "yarray": [_vec(rng, len_y, case["incy"], dtype, case.get("nan_y", False)) for _ in range(batch)],
+            "Aarray": [_matrix(rng, lda, n, dtype, rows=m) for _ in range(listed)],
+            "xarray": [_vec(rng, len_x, case["incx"], dtype) for _ in range(listed)],
+            "yarray": [_vec(rng, len_y, case["incy"], dtype, case.get("nan_y", False)) for _ in range(listed)],
         }
 
     return make
@@ -307,7 +308,8 @@ def _batched_inputs(dtype: str) -> Callable[[dict, Rng], Inputs]:
 def _y_written(inputs: Inputs, name: str, index: int | None, ref: torch.Tensor) -> torch.Tensor:
     mask = B.mask_like(ref)
     m, n = inputs["m"], inputs["n"]
-    if m <= 0 or n <= 0 or (inputs["alpha"] == 0 and inputs["beta"] == 1):
+    past_batch = index is not None and index >= inputs["batchCount"]  # a list entry beyond batchCount
+    if m <= 0 or n <= 0 or (inputs["alpha"] == 0 and inputs["beta"] == 1) or past_batch:
         return mask
     len_y = m if inputs["trans"] == "N" else n
     for b in range(inputs.get("batchCount", 1) if "stridey" in inputs else 1):
@@ -391,6 +393,18 @@ def _complex_cases(cases: list[dict], dtype: str) -> list[dict]:
     ]
 
 
+GEMV_TOLERANCE = {
+    "float64": "upstream's: assert_close(y, y_cublas, float64) with no reduction length, atol 1e-4, rtol 1e-5, "
+    "on the elements gemv writes (the others bit-exact).",
+    "complex64": "ours, not upstream's assert_close(y, y_cublas, complex64) (atol 1e-4, rtol 1.3e-6): the fp32 "
+    "accumulation bound of operators.tolerance, which rejects TF32. An honest fp32 gemv (complex64 products "
+    "summed in chunks of 64, measured against complex128) reaches 0.05x upstream's bound on the full tier but "
+    "0.91x on the perf shapes (K = 14336, which upstream never runs), so upstream's rule would fail honest "
+    "kernels that sum in another order there; on the full tier's shapes both bounds are about 1e-4 and "
+    "both reject a dropped term.",
+}
+
+
 def _gemv_spec(name: str, dtype: str, full: list[dict]) -> OperatorSpec:
     return B.blas_spec(
         name=name,
@@ -408,10 +422,13 @@ def _gemv_spec(name: str, dtype: str, full: list[dict]) -> OperatorSpec:
         },
         make_inputs=_gemv_inputs(dtype),
         written=_y_written,
-        reduce_dim=_gemv_reduce,
+        # float64: upstream's assert_close(y, y_cublas, float64) without a reduction length (atol 1e-4);
+        # complex64: the fp32 accumulation bound over K (_gemv_compare; the tolerance note says why)
+        reduce_dim=_gemv_reduce if dtype == "complex64" else (lambda case: 1),
         compare=_gemv_compare(name, dtype, GEMV_PARAMS),
         cost_model=_gemv_cost(dtype),
         vendor=vendor_for(name),
+        tolerance_note=GEMV_TOLERANCE[dtype],
     )
 
 
@@ -507,9 +524,8 @@ def _batched_spec(name: str, dtype: str, full: list[dict]) -> OperatorSpec:
         params=BATCHED_PARAMS,
         outputs=("yarray",),
         reference_impl=globals()[name],
-        description=f"BLAS gemvBatched ({dtype}): for b < batchCount, {GEMV_DESCRIPTION}, on the b-th tensors "
-        "of the lists Aarray, xarray, yarray (Python lists of tensors: upstream's device pointer arrays); "
-        "each yarray[b] is written in place.",
+        description=f"BLAS gemvBatched ({dtype}): for b < batchCount, {GEMV_DESCRIPTION}, on the b-th buffers "
+        "of the pointer arrays Aarray, xarray, yarray; each yarray[b] is written in place.",
         cases={
             "smoke": _complex_cases(smoke, dtype),
             "full": full,
@@ -522,6 +538,7 @@ def _batched_spec(name: str, dtype: str, full: list[dict]) -> OperatorSpec:
         compare=_gemv_compare(name, dtype, BATCHED_PARAMS, batched=True),
         cost_model=_gemv_cost(dtype),
         vendor=vendor_for(name),
+        pointer_arrays=("Aarray", "xarray", "yarray"),
     )
 
 
@@ -784,28 +801,6 @@ def _x_written(inputs: Inputs, name: str, index: int | None, ref: torch.Tensor) 
     return mask
 
 
-def _trsv_compare(out, ref, case: dict, inputs: Inputs) -> Comparison:
-    """Bit-exact outside the solution vector; the solution by backward error (RES40)."""
-    if not isinstance(out, torch.Tensor) or out.shape != ref.shape or out.dtype != ref.dtype:
-        return B.compare_tensors(out, ref, what="x")
-    n, incx = inputs["n"], inputs["incx"]
-    written = _x_written(inputs, "x", None, ref)
-    o = out.detach().to(ref.device)
-    untouched = B.compare_tensors(o[~written], ref[~written], exact=True, what="x (not written)")
-    if not untouched.passed or n <= 0:
-        return untouched
-    matrix = triangular_operator(inputs["A"], inputs["lda"], n, inputs["uplo"], inputs["trans"], inputs["diag"])
-    return B.residual_check(
-        B.read_vector(out, n, incx)[:, None],
-        B.read_vector(ref, n, incx)[:, None],
-        matrix,
-        left=True,
-        n=n,
-        dtype=out.dtype,
-        what="x",
-    )
-
-
 def _trsv_cost(case: dict, inputs: Inputs) -> Cost:
     n = case["n"]
     return B.cost(1.0 * n * n, n * (n + 1) / 2 + 2 * n, "float32")
@@ -907,6 +902,7 @@ SPECS: list[OperatorSpec] = [
         written=_syr2_written,
         cost_model=lambda case, inputs: B.cost(2.0 * case["n"] ** 2, case["n"] ** 2 + 2 * case["n"], "float64"),
         vendor=vendor_for("cublasDsyr2_v2"),
+        integer_flags=True,
     ),
     B.blas_spec(
         name="cublasCsymv_v2",
@@ -957,6 +953,7 @@ SPECS: list[OperatorSpec] = [
         reduce_dim=lambda case: max(1, case["n"]),
         cost_model=lambda case, inputs: B.cost(2.0 * case["n"] ** 2, case["n"] ** 2 / 2 + 3 * case["n"], "complex64"),
         vendor=vendor_for("cublasCsymv_v2"),
+        integer_flags=True,
     ),
     B.blas_spec(
         name="cublasDsbmv_v2",
@@ -1002,6 +999,7 @@ SPECS: list[OperatorSpec] = [
             2.0 * case["n"] * (2 * case["k"] + 1), case["n"] * (case["k"] + 4), "float64"
         ),
         vendor=vendor_for("cublasDsbmv_v2"),
+        integer_flags=True,
     ),
     B.blas_spec(
         name="cublasStbmv_v2",
@@ -1035,9 +1033,12 @@ SPECS: list[OperatorSpec] = [
         },
         make_inputs=_tbmv_inputs,
         written=_x_written,
-        reduce_dim=lambda case: case["k"] + 1,
+        reduce_dim=lambda case: 1,  # upstream: assert_close(x, x_cublas, float32), atol 1e-4, rtol 1e-5
         cost_model=_tbmv_cost,
         vendor=vendor_for("cublasStbmv_v2"),
+        integer_flags=True,
+        tolerance_note="upstream's: assert_close(x, x_cublas, float32) with no reduction length (atol 1e-4, "
+        "rtol 1e-5) on the n elements of x (previously atol 1e-4*(k+1)).",
     ),
     B.blas_spec(
         name="cublasStrsv_v2",
@@ -1069,9 +1070,15 @@ SPECS: list[OperatorSpec] = [
             "perf": [{"uplo": "L", "trans": "N", "diag": "N", "n": 8192, "incx": 1}],
         },
         make_inputs=_trsv_inputs,
-        compare=_trsv_compare,
-        reduce_dim=lambda case: max(1, case["n"]),
+        written=_x_written,
+        reduce_dim=lambda case: 1,  # upstream: assert_close(x, x_cublas, float32), atol 1e-4, rtol 1e-5
         cost_model=_trsv_cost,
         vendor=vendor_for("cublasStrsv_v2"),
+        integer_flags=True,
+        tolerance_note="upstream's: assert_close(x, x_cublas, float32) elementwise (atol 1e-4, rtol 1e-5) on "
+        "the n elements of x, against the float64 solution (previously a backward-error bound 40*eps*n, "
+        "looser). An fp32 triangular solve of every full-tier system (torch.linalg.solve_triangular in float32) "
+        "stays within 0.08x of it; the Triton reference solution passes its 64 cases with n <= 1024 on the "
+        "interpreter (n = 4096, 5333 outrun the interpreter's time limit).",
     ),
 ]

@@ -2,10 +2,12 @@
 symm, syrk/syrkEx, trsm, trsmBatched.
 
 Grids: upstream `accuracy/cublas/test_<name>.py` (research/upstream_kgb.md §2.3: row-major torch tensors
-passed as column-major buffers with lda = A.shape[0], ldc = M). Where upstream passes integer enums we
-use the BLAS letters with cuBLAS's values (OP_N/T/C = 0/1/2, FILL_MODE_LOWER/UPPER = 0/1, SIDE_LEFT/RIGHT
-= 0/1, DIAG_NON_UNIT/UNIT = 0/1). Batched routines take Python lists of tensors (upstream: device arrays
-of data pointers). The _64 variants have the same semantics with 64-bit integer arguments.
+passed as column-major buffers with lda = A.shape[0], ldc = M). Cases and references name flags by their BLAS
+letters; a candidate is called as upstream's tests call it (_blas.make_invoke): geam, dgmm, symm, syrk,
+syrkEx, trsm and trsmBatched get cuBLAS's integer enums (OP_N/T/C = 0/1/2, FILL_MODE_LOWER/UPPER = 0/1,
+SIDE_LEFT/RIGHT = 0/1, DIAG_NON_UNIT/UNIT = 0/1), the gemm family its trans letters, and the batched
+routines int64 device arrays of the buffers' addresses. The _64 variants have the same semantics with
+64-bit integer arguments.
 """
 
 from __future__ import annotations
@@ -417,13 +419,14 @@ def _gemm_inputs(dtype: str, kind: str) -> Callable[[dict, Rng], Inputs]:
         elif kind == "batched":
             batch = case["batchCount"]
             inputs["batchCount"] = batch
+            listed = max(batch, 1)  # batchCount 0 still hands over a pointer array (one entry, never touched)
             inputs["Aarray"] = [
-                B.column_major_buffer(rng, a_rows, a_cols, lda, dtype, nan=nan_ab) for _ in range(batch)
+                B.column_major_buffer(rng, a_rows, a_cols, lda, dtype, nan=nan_ab) for _ in range(listed)
             ]
             inputs["Barray"] = [
-                B.column_major_buffer(rng, b_rows, b_cols, ldb, dtype, nan=nan_ab) for _ in range(batch)
+                B.column_major_buffer(rng, b_rows, b_cols, ldb, dtype, nan=nan_ab) for _ in range(listed)
             ]
-            inputs["Carray"] = [B.column_major_buffer(rng, m, n, ldc, dtype, nan=nan_c) for _ in range(batch)]
+            inputs["Carray"] = [B.column_major_buffer(rng, m, n, ldc, dtype, nan=nan_c) for _ in range(listed)]
         else:
             batch = case["batchCount"]
             stride_a = case.get("strideA", lda * a_cols)
@@ -450,6 +453,8 @@ def _gemm_inputs(dtype: str, kind: str) -> Callable[[dict, Rng], Inputs]:
 
 def _c_written(inputs: Inputs, name: str, index: int | None, ref: torch.Tensor) -> torch.Tensor:
     mask = B.mask_like(ref)
+    if index is not None and index >= inputs["batchCount"]:  # a list entry beyond batchCount
+        return mask
     m, n, ldc = inputs["m"], inputs["n"], inputs["ldc"]
     batches = inputs.get("batchCount", 1) if "strideC" in inputs else 1
     for i in range(batches):
@@ -483,9 +488,8 @@ def _gemm_spec(name: str, dtype: str, kind: str, full: list[dict], extra_notes: 
         "strided": f"BLAS gemmStridedBatched ({dtype}): for i < batchCount, {GEMM_DESCRIPTION}, where problem i's "
         "matrices start i*strideA, i*strideB, i*strideC elements into A, B, C (strideA = 0 reuses one "
         "A for every problem); C is written in place.",
-        "batched": f"BLAS gemmBatched ({dtype}): for i < batchCount, {GEMM_DESCRIPTION}, on the i-th tensors of the "
-        "lists Aarray, Barray, Carray (Python lists of tensors: upstream's device pointer arrays); each "
-        "Carray[i] is written in place.",
+        "batched": f"BLAS gemmBatched ({dtype}): for i < batchCount, {GEMM_DESCRIPTION}, on the i-th buffers of the "
+        "pointer arrays Aarray, Barray, Carray; each Carray[i] is written in place.",
     }[kind]
     entry = globals()[name]
     factors = ("Aarray", "Barray") if kind == "batched" else ("A", "B")
@@ -514,6 +518,7 @@ def _gemm_spec(name: str, dtype: str, kind: str, full: list[dict], extra_notes: 
         cost_model=_gemm_cost(dtype),
         notes=extra_notes,
         vendor=vendor_for(name),
+        pointer_arrays=("Aarray", "Barray", "Carray") if kind == "batched" else (),
     )
 
 
@@ -768,6 +773,7 @@ OTHER_SPECS: list[OperatorSpec] = [
         written=_plain_c_written,
         cost_model=_geam_cost,
         vendor=vendor_for("cublasSgeam"),
+        integer_flags=True,
     ),
     B.blas_spec(
         name="cublasSdgmm",
@@ -798,6 +804,7 @@ OTHER_SPECS: list[OperatorSpec] = [
         cost_model=lambda case, inputs: B.cost(1.0 * case["m"] * case["n"], 2 * case["m"] * case["n"], "float32"),
         notes="Upstream's test calls both modes per case (18 cases); here each mode is its own case (36).",
         vendor=vendor_for("cublasSdgmm"),
+        integer_flags=True,
     ),
 ]
 
@@ -976,6 +983,7 @@ SYMM_SPECS: list[OperatorSpec] = [
         reduce_dim=lambda case: max(1, case["m"] if case["side"] == "L" else case["n"]),
         cost_model=_symm_cost,
         vendor=vendor_for("cublasCsymm_v2"),
+        integer_flags=True,
     ),
     B.blas_spec(
         name="cublasSsyrk_v2",
@@ -1000,6 +1008,7 @@ SYMM_SPECS: list[OperatorSpec] = [
         reduce_dim=lambda case: max(1, case["k"]),
         cost_model=_syrk_cost("float32"),
         vendor=vendor_for("cublasSsyrk_v2"),
+        integer_flags=True,
     ),
     B.blas_spec(
         name="cublasCsyrkEx",
@@ -1029,6 +1038,7 @@ SYMM_SPECS: list[OperatorSpec] = [
         "(CUBLAS_STATUS_INVALID_VALUE); those cases are left out (9240 of upstream's 13860 remain). Upstream passes "
         "Atype = Ctype = 8, which is CUDA_R_8U, not CUDA_C_32F (4); here the correct code 4 is passed.",
         vendor=vendor_for("cublasCsyrkEx"),
+        integer_flags=True,
     ),
 ]
 
@@ -1053,7 +1063,8 @@ def _trsm_inputs(dtype: str, batched: bool) -> Callable[[dict, Rng], Inputs]:
 
         if batched:
             batch = case["batchCount"]
-            inputs.update(batchCount=batch, Aarray=[a() for _ in range(batch)], Barray=[b() for _ in range(batch)])
+            listed = max(batch, 1)  # batchCount 0 still hands over a pointer array (one entry, never touched)
+            inputs.update(batchCount=batch, Aarray=[a() for _ in range(listed)], Barray=[b() for _ in range(listed)])
         else:
             inputs.update(A=a(), B=b())
         return inputs
@@ -1207,8 +1218,8 @@ def _trsm_batched_spec(name: str, dtype: str) -> OperatorSpec:
         params=("side", "uplo", "trans", "diag", "m", "n", "alpha", "Aarray", "lda", "Barray", "ldb", "batchCount"),
         outputs=("Barray",),
         reference_impl=globals()[name],
-        description=f"BLAS trsmBatched ({dtype}): for i < batchCount, {TRSM_DESCRIPTION} Aarray and Barray are Python "
-        "lists of tensors (upstream: device pointer arrays).",
+        description=f"BLAS trsmBatched ({dtype}): for i < batchCount, {TRSM_DESCRIPTION} Aarray and Barray are "
+        "pointer arrays.",
         cases={
             "smoke": cplx(
                 [
@@ -1277,6 +1288,8 @@ def _trsm_batched_spec(name: str, dtype: str) -> OperatorSpec:
         reduce_dim=_trsm_size,
         cost_model=_trsm_cost(dtype),
         vendor=vendor_for(name),
+        integer_flags=True,
+        pointer_arrays=("Aarray", "Barray"),
     )
 
 
@@ -1312,6 +1325,7 @@ TRSM_SPECS: list[OperatorSpec] = [
         reduce_dim=_trsm_size,
         cost_model=_trsm_cost("float32"),
         vendor=vendor_for("cublasStrsm_v2"),
+        integer_flags=True,
     ),
     _trsm_batched_spec("cublasDtrsmBatched", "float64"),
     _trsm_batched_spec("cublasZtrsmBatched", "complex128"),

@@ -26,9 +26,9 @@ def _dgmm_kernel(
 def cublasSdgmm(mode, m, n, A, lda, x, incx, C, ldc):
     if m <= 0 or n <= 0:
         return C
-    length = m if mode == "L" else n
+    length = m if mode == 0 else n  # cuBLAS's SIDE_LEFT = 0, SIDE_RIGHT = 1
     x_start = (length - 1) * -incx if incx < 0 else 0
     block_m, block_n = 64, 64
     grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
-    _dgmm_kernel[grid](A, x, C, m, n, lda, x_start, incx, ldc, LEFT=mode == "L", BLOCK_M=block_m, BLOCK_N=block_n)
+    _dgmm_kernel[grid](A, x, C, m, n, lda, x_start, incx, ldc, LEFT=mode == 0, BLOCK_M=block_m, BLOCK_N=block_n)
     return C

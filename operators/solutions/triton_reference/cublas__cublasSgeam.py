@@ -38,8 +38,8 @@ def _geam_kernel(
 def cublasSgeam(transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc):
     if m <= 0 or n <= 0:
         return C
-    sam, san = (1, lda) if transa == "N" else (lda, 1)
-    sbm, sbn = (1, ldb) if transb == "N" else (ldb, 1)
+    sam, san = (1, lda) if transa == 0 else (lda, 1)  # cuBLAS's OP_N = 0, OP_T = 1
+    sbm, sbn = (1, ldb) if transb == 0 else (ldb, 1)
     block_m, block_n = 64, 64
     grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
     _geam_kernel[grid](

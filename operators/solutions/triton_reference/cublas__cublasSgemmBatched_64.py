@@ -1,7 +1,11 @@
 """cublasSgemmBatched_64 in Triton: C_i = alpha*op(A_i)*op(B_i) + beta*C_i for i < batchCount on column-major
-float32 matrices given as lists of tensors (Aarray, Barray, Carray); the _64 API only widens the integers.
+float32 matrices given as int64 device arrays of their addresses (Aarray, Barray, Carray, as upstream passes them); the _64 API only widens the integers.
 
-The matrices of a list are separate tensors, so the wrapper launches the tiled kernel once per problem.
+One launch for the whole batch: the third grid axis is the problem, whose matrices' addresses the kernel
+reads from the pointer arrays. No autotuning: tuning reruns the kernel on the real C, which a pointer array
+gives no way to restore (the C buffers are not the kernel's tensor arguments), so beta != 0 would be applied
+once per config tried.
+
 Products use tl.dot with IEEE float32 precision (no TF32), as cuBLAS's default SGEMM.
 """
 
@@ -11,9 +15,9 @@ import triton.language as tl
 
 @triton.jit
 def _sgemm_kernel(
-    a_ptr,
-    b_ptr,
-    c_ptr,
+    a_ptrs,
+    b_ptrs,
+    c_ptrs,
     m,
     n,
     k,
@@ -31,6 +35,10 @@ def _sgemm_kernel(
 ):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
+    problem = tl.program_id(2)
+    a_ptr = tl.load(a_ptrs + problem).to(tl.pointer_type(tl.float32))
+    b_ptr = tl.load(b_ptrs + problem).to(tl.pointer_type(tl.float32))
+    c_ptr = tl.load(c_ptrs + problem).to(tl.pointer_type(tl.float32))
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
@@ -56,34 +64,39 @@ def _sgemm_kernel(
     tl.store(c_ptr + c_index, out, mask=c_mask)
 
 
-# tile shapes for GPUs; Triton's CPU interpreter gets one small tile instead (no tuning there)
-_sgemm_tuned = triton.autotune(
-    configs=[
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}, num_warps=8, num_stages=3),
-        triton.Config({"BLOCK_M": 128, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 32}, num_warps=4, num_stages=4),
-        triton.Config({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, num_warps=4, num_stages=4),
-    ],
-    key=["m", "n", "k", "sam", "sbk", "READ_C"],
-    restore_value=["c_ptr"],  # tuning runs every config on the real C: undo each run (C is read when beta != 0)
-)(_sgemm_kernel)
-
-
 def cublasSgemmBatched_64(transa, transb, m, n, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount):
     if batchCount <= 0 or m <= 0 or n <= 0 or ((alpha == 0 or k <= 0) and beta == 1):
         return Carray
-    sam, sak = (1, lda) if transa == "N" else (lda, 1)
+    sam, sak = (1, lda) if transa == "N" else (lda, 1)  # upstream passes gemm's trans as a letter
     sbk, sbn = (1, ldb) if transb == "N" else (ldb, 1)
     k_used = k if alpha != 0 else 0  # alpha == 0: A and B are not read
-    on_cpu = Carray[0].device.type == "cpu"
-
-    def grid(meta):
-        return (triton.cdiv(m, meta["BLOCK_M"]), triton.cdiv(n, meta["BLOCK_N"]))
-
-    for i in range(batchCount):
-        args = (Aarray[i], Barray[i], Carray[i], m, n, k_used, float(alpha), float(beta), sam, sak, sbk, sbn, ldc)
-        if on_cpu:  # Triton's CPU interpreter: one small tile, no tuning
-            _sgemm_kernel[grid](*args, READ_C=beta != 0, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32)
-        else:
-            _sgemm_tuned[grid](*args, READ_C=beta != 0)
+    if Carray.device.type == "cpu":  # Triton's CPU interpreter: one small tile
+        tiles, warps, stages = (32, 32, 32), 4, 1
+    elif m * n >= 256 * 256:
+        tiles, warps, stages = (128, 128, 32), 8, 3
+    else:
+        tiles, warps, stages = (64, 64, 32), 4, 4
+    block_m, block_n, block_k = tiles
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n), batchCount)
+    _sgemm_kernel[grid](
+        Aarray,
+        Barray,
+        Carray,
+        m,
+        n,
+        k_used,
+        float(alpha),
+        float(beta),
+        sam,
+        sak,
+        sbk,
+        sbn,
+        ldc,
+        READ_C=beta != 0,
+        BLOCK_M=block_m,
+        BLOCK_N=block_n,
+        BLOCK_K=block_k,
+        num_warps=warps,
+        num_stages=stages,
+    )
     return Carray

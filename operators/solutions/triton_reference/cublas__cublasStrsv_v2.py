@@ -1,5 +1,6 @@
 """cublasStrsv_v2 in Triton: solves op(A)*x = b in place (x holds b on entry) for an n x n triangular
 column-major float32 A (lda); uplo picks the triangle that is read, diag='U' a unit diagonal that is not read.
+Flags arrive as cuBLAS's integers (uplo 0 = L, 1 = U; trans 0 = N, 1 = T; diag 0 = N, 1 = U).
 
 Every case is a forward substitution on some lower-triangular matrix L: op(A) is lower for (L, 'N') and
 (U, 'T'); otherwise reversing the index order (i -> n-1-i) turns the upper op(A) into a lower one. So the
@@ -44,13 +45,13 @@ def _forward_substitution_kernel(a_ptr, x_ptr, n, a0, sr, sc, x0, sx, UNIT: tl.c
 def cublasStrsv_v2(uplo, trans, diag, n, A, lda, x, incx):
     if n <= 0:
         return x
-    sr, sc = (1, lda) if trans == "N" else (lda, 1)  # op(A)(i, j) = A[i*sr + j*sc]
+    sr, sc = (1, lda) if trans == 0 else (lda, 1)  # op(A)(i, j) = A[i*sr + j*sc]
     x0 = 0 if incx > 0 else (n - 1) * -incx  # BLAS order: x(i) = x[x0 + i*incx]
     a0, sx = 0, incx
-    if (uplo == "L") != (trans == "N"):  # op(A) upper: reverse both index orders
+    if (uplo == 0) != (trans == 0):  # op(A) upper: reverse both index orders
         a0 = (n - 1) * (sr + sc)
         sr, sc = -sr, -sc
         x0 = x0 + (n - 1) * incx
         sx = -incx
-    _forward_substitution_kernel[(1,)](A, x, n, a0, sr, sc, x0, sx, UNIT=diag == "U", BLOCK=32)
+    _forward_substitution_kernel[(1,)](A, x, n, a0, sr, sc, x0, sx, UNIT=diag == 1, BLOCK=32)
     return x

@@ -350,10 +350,66 @@ def _autotune_first_config_on_interpreter() -> None:
     autotuner.Autotuner.prune_configs = prune_configs
 
 
+def _as_triton_work(fn: Any) -> Any:
+    """The interpreter's own copies of a launch's arguments to the host and back: Triton's work,
+    untraced, and done by the built-in kernels (not a registered candidate's)."""
+
+    def work(*args: Any, **kwargs: Any) -> Any:
+        STATE.in_triton += 1
+        try:
+            if STATE.suspend_registration is not None and STATE.in_triton == 1:
+                with STATE.suspend_registration():
+                    return fn(*args, **kwargs)
+            return fn(*args, **kwargs)
+        finally:
+            STATE.in_triton -= 1
+
+    return work
+
+
+def _is_plain_argument(value: Any, depth: int = 0) -> bool:
+    """A value Triton may take as a kernel argument without running the candidate's code: exact
+    tensors, numbers, strings, dtypes, Triton's own objects (wrappers, descriptors, constexprs,
+    its dtypes) whose every field is plain too, and tuples or lists of these."""
+    import torch
+
+    kind = type(value)
+    if kind in (int, float, bool, str, type(None), torch.dtype, torch.device, torch.Tensor):
+        return True
+    if depth > 4:
+        return False
+    if kind in (tuple, list, torch.Size):
+        return all(_is_plain_argument(v, depth + 1) for v in value)
+    module = kind.__module__ if type(kind.__module__) is str else ""
+    if module == "numpy" and kind.__name__ in _NUMPY_SCALARS:
+        return True
+    if module.startswith("triton.") and type(kind) is type:
+        fields = object.__getattribute__(value, "__dict__") if hasattr(kind, "__dict__") else {}
+        return all(_is_plain_argument(v, depth + 1) for v in dict(fields).values())
+    return False
+
+
+_NUMPY_SCALARS = frozenset({"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_"})
+
+
+def _refuse_foreign_arguments(args: Any, kwargs: Any) -> None:
+    """Triton calls methods of what a kernel is given (`data_ptr`, `untyped_storage`, ...) in its
+    own, untraced launch code: an object of the candidate's would run its own code there."""
+    for name, value in [*enumerate(args), *kwargs.items()]:
+        if name in ("grid", "warmup") or _is_plain_argument(value):
+            continue
+        raise TypeError(
+            f"kernel argument {name!r}: a {type(value).__name__} may not be passed to a Triton kernel "
+            "(tensors, numbers, strings, dtypes and Triton's own objects may)"
+        )
+
+
 def _patch_triton_launches() -> None:
     """Count launches made while candidate code runs, and let the ghost replay switch them off.
     Only Triton's own work inside a launch goes untraced: the grid callable and the pre-run hooks
-    the candidate passes are candidate code and are traced."""
+    the candidate passes are candidate code and are traced. On the interpreter a kernel's body is
+    Python run on the host, so only the argument copies around it are Triton's work: the body
+    itself (and whatever it calls) is traced like the wrapper."""
     from triton.runtime import jit
 
     classes: list[Any] = [jit.JITFunction]
@@ -361,6 +417,9 @@ def _patch_triton_launches() -> None:
         from triton.runtime import interpreter
 
         classes.append(interpreter.InterpretedFunction)
+        executor = interpreter.GridExecutor
+        executor._init_args_hst = _as_triton_work(executor._init_args_hst)
+        executor._restore_args_dev = _as_triton_work(executor._restore_args_dev)
     for cls in classes:
         original = cls.run
 
@@ -371,9 +430,11 @@ def _patch_triton_launches() -> None:
         ) -> Any:
             hooks = None
             if STATE.in_candidate:
+                _refuse_foreign_arguments(args, kwargs)
+                # inputs too: a launch may write into an input (a canary in the input's own storage)
                 for t in _tensors_in(list(args)) + _tensors_in(dict(kwargs)):
                     storage = _storage_of(t)
-                    if storage and storage not in STATE.input_storages:
+                    if storage:
                         STATE.launched.add(storage)
                 if STATE.ghost:
                     return None
@@ -384,11 +445,14 @@ def _patch_triton_launches() -> None:
                 hooks = getattr(self, "pre_run_hooks", None)
                 if hooks:
                     self.pre_run_hooks = [_as_candidate_code(hook) for hook in hooks]
+            if interpreted:
+                try:
+                    return _original(self, *args, **kwargs)
+                finally:
+                    if hooks:
+                        self.pre_run_hooks = hooks
             STATE.in_triton += 1
             try:
-                if interpreted and STATE.suspend_registration is not None and STATE.in_triton == 1:
-                    with STATE.suspend_registration():
-                        return _original(self, *args, **kwargs)
                 return _original(self, *args, **kwargs)
             finally:
                 STATE.in_triton -= 1
@@ -585,13 +649,13 @@ def load_backend(ref: str) -> Any:
 def serve(conn: Any, backend: Any) -> None:
     import pickle
 
-    from evaluator.harness import specs
+    from evaluator.harness import specs, wire
 
     def send(obj: dict[str, Any]) -> None:
         conn.send_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
     def receive() -> dict[str, Any]:
-        return pickle.loads(conn.recv_bytes())
+        return wire.loads_from_parent(conn.recv_bytes())
 
     job = receive()
     if job.get("type") != "load":
@@ -708,7 +772,8 @@ def _preload_catalog() -> None:
 
 def main() -> None:
     fd, ref, spec_arg = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-    kernel_clock = len(sys.argv) > 4 and sys.argv[4] == "kernel"
+    kernel_clock = sys.argv[4] == "kernel"
+    exchange_fd = int(sys.argv[5])
     import pickle
     from multiprocessing.connection import Connection
 
@@ -717,7 +782,7 @@ def main() -> None:
     conn = Connection(fd)
     conn.recv_bytes()  # "placed": the parent has put this process into its cgroup
     try:
-        walled = sandbox.enter(sandbox.SandboxSpec.from_arg(spec_arg), keep_fds={fd})
+        walled = sandbox.enter(sandbox.SandboxSpec.from_arg(spec_arg), keep_fds={fd, exchange_fd})
     except Exception as exc:  # never go on with a weaker wall than asked: the pool steps down itself
         conn.send_bytes(pickle.dumps({"type": "broken", "message": f"sandbox: {type(exc).__name__}: {exc}"}))
         raise SystemExit(3) from None
@@ -726,6 +791,9 @@ def main() -> None:
         import torch  # noqa: F401
         import triton  # noqa: F401
 
+        from evaluator.harness import wire
+
+        wire.CHILD_EXCHANGE = wire.Exchange(exchange_fd)
         backend = load_backend(ref)
         backend.initialise()
         if kernel_clock:

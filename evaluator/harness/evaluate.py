@@ -153,23 +153,32 @@ class Attempt:
         call of a case read back of its own launches' buffers, and the ghost replay of that case
         is served those values (docs/harness.md, ghost)."""
         assert self.child is not None
+        expected = output_nbytes(ref)
         self.child.send(
             {
                 "type": kind,
                 "inputs": inputs,
-                "poison": output_nbytes(ref),
+                "poison": expected,
                 "trace": trace,
                 "case_key": case_key,
-            }
+            },
+            self.deadline,
         )
-        return self.child.receive(self.deadline)
+        return self.child.receive(self.deadline, wire.reply_budget(expected, inputs))
 
-    def inputs_after(self, reply: dict[str, Any]) -> dict[str, torch.Tensor]:
+    def inputs_after(self, reply: dict[str, Any], sent: dict[str, Any]) -> dict[str, torch.Tensor]:
+        """The inputs as the candidate left them. Only those that came back as the views that were
+        sent (shape, strides, offset, dtype) are rebuilt: any other is a changed input, and a view
+        the parent never made (a huge zero-stride one) is never materialised."""
         raw = reply.get("inputs_after")
         if type(raw) is not dict:
             raise wire.MalformedOutput("inputs_after is not a mapping")
-        # inputs may be views (strided, transposed): compared by value, never rejected as non-dense
-        return {str(k): wire.decode_input(v, self.device) for k, v in raw.items()}
+        found = {}
+        for name, original in tensor_items(sent).items():
+            blob = raw.get(name)
+            if wire.same_view(blob, original):
+                found[name] = wire.decode_input(blob, self.device)
+        return found
 
     # ---- the attempt ---------------------------------------------------------
     def run(self) -> dict[str, Any]:
@@ -428,7 +437,7 @@ class Attempt:
         if reply.get("type") != "result":
             return self.finish("runtime_error", "the candidate process answered out of protocol")
         out = wire.decode_value(reply.get("output"), self.device)
-        after = self.inputs_after(reply)
+        after = self.inputs_after(reply, sent)
         calls, launches, trace = reply.get("calls"), reply.get("launches"), reply.get("trace")
         elapsed = reply.get("elapsed_s")
         if type(elapsed) is float and 0 <= elapsed < 1e6:

@@ -949,6 +949,27 @@ class _Checker(ast.NodeVisitor):
         except ValueError:
             return False
 
+    # -- patterns and subscripts -----------------------------------------------------------------------
+    def visit_Match(self, node: ast.Match) -> None:
+        # a class pattern reads attributes by name (`case C(__globals__=g)`, or positionally
+        # through a `__match_args__` the candidate sets): getattr in disguise, so no match at all
+        self.flag(node, "match statements are not available to solutions (class patterns read attributes by name)")
+        self.generic_visit(node)
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        self.check_constant_keys(node, [key for key in node.keys if key is not None])
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        self.check_constant_keys(node, [node.slice])
+        self.generic_visit(node)
+
+    def check_constant_keys(self, node: ast.AST, keys: list[ast.AST]) -> None:
+        """A dunder string as a key (`g["__builtins__"]`) is how a namespace dict is looked into."""
+        for key in keys:
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) and _is_dunder(key.value):
+                self.flag(node, f"{self.snippet(node)}: the dunder key {key.value!r} is not available to solutions")
+
     # -- calls -----------------------------------------------------------------------------------------
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func

@@ -23,7 +23,6 @@ import sys
 import tempfile
 import threading
 import time
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -401,6 +400,7 @@ class Child:
             code=tuple(code_paths()) if level.namespaces else (),
         )
         parent_sock, child_sock = socket.socketpair()
+        self.exchange = wire.Exchange.create()
         self.log = open(self.log_path, "wb")
         env = child_environment(backend, self.workdir)
         if host_memory.method == "rlimit_as":
@@ -418,19 +418,19 @@ class Child:
                 backend_ref(backend),
                 self.spec.to_arg(),
                 clock,
+                str(self.exchange.fd),
             ],
             cwd=self.logdir,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=self.log,
             stderr=subprocess.STDOUT,
-            pass_fds=(child_sock.fileno(),),
+            pass_fds=(child_sock.fileno(), self.exchange.fd),
             start_new_session=True,
             close_fds=True,
         )
         child_sock.close()
-        self.conn = Connection(os.dup(parent_sock.fileno()))
-        parent_sock.close()
+        self.conn = wire.Channel(parent_sock)
         self.started = time.monotonic()
         self.ready_info: dict[str, Any] | None = None
         self.candidate_pid: int | None = None  # the process that runs the candidate (pid 1 of its namespace)
@@ -486,18 +486,23 @@ class Child:
         return self.isolation
 
     # ---- channel -----------------------------------------------------------
-    def send(self, obj: Any) -> None:
+    def send(self, obj: Any, deadline: float | None = None) -> None:
         try:
-            self.conn.send_bytes(wire.dumps_to_child(obj))
+            self.conn.send_bytes(wire.dumps_to_child(obj, self.exchange), deadline)
+        except wire.ChannelTimeout as exc:
+            raise ChildGone(f"the candidate process did not take a message ({exc})", timed_out=True) from None
         except (OSError, ValueError) as exc:
             raise ChildGone(self.exit_reason(f"could not send to the candidate process ({exc})")) from None
 
-    def receive(self, deadline: float) -> dict[str, Any]:
-        remaining = deadline - time.monotonic()
+    def receive(self, deadline: float, tensor_budget: int = wire.REPLY_SLACK_BYTES) -> dict[str, Any]:
+        """The child's next message, whole by `deadline` (every byte of it: half a frame is a
+        timeout too), its tensors' bytes copied out of the exchange file up to `tensor_budget`."""
         try:
-            if remaining <= 0 or not self.conn.poll(remaining):
+            if not self.conn.poll(deadline - time.monotonic()):
                 raise ChildGone("time limit reached", timed_out=True)
-            data = self.conn.recv_bytes(wire.MAX_MESSAGE_BYTES)
+            data = self.conn.recv_bytes(deadline, wire.MAX_MESSAGE_BYTES)
+        except wire.ChannelTimeout:
+            raise ChildGone("time limit reached", timed_out=True) from None
         except (EOFError, OSError):
             raise ChildGone(self.exit_reason("the candidate process closed its channel")) from None
         try:
@@ -506,7 +511,10 @@ class Child:
             raise ChildGone(f"the candidate process sent an unreadable reply ({type(exc).__name__})") from None
         if type(msg) is not dict:
             raise ChildGone("the candidate process sent a reply that is not a message")
-        return msg
+        try:
+            return wire.resolve_exchanged(msg, self.exchange, budget=[tensor_budget])
+        except wire.MalformedOutput as exc:
+            raise ChildGone(f"the candidate process sent an unreadable reply ({exc})") from None
 
     def wait_ready(self, timeout_s: float = READY_TIMEOUT_S) -> dict[str, Any]:
         if self.ready_info is None:
@@ -571,6 +579,7 @@ class Child:
             self.conn.close()
         except OSError:
             pass
+        self.exchange.close()  # its pages are charged to the candidate's cgroup: freed before it goes
         if self.cgroup is not None:
             remove_cgroup(self.cgroup)
         self.log.close()

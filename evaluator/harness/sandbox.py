@@ -71,7 +71,11 @@ LEFT_WRITABLE = ("/proc", "/dev")  # a fresh /proc; device nodes (root-owned) st
 PRIVATE_TMPFS = ("/tmp", "/var/tmp", "/dev/shm")
 # hidden behind an empty tmpfs: daemons' sockets and pid files (/run), and whatever the parent
 # names in SandboxSpec.hide (the site's state in the checkout)
-HIDDEN = ("/run", "/var/run")
+# /sys/fs/cgroup: the harness's and the neighbours' cgroup counters (peak memory, pids) would be a
+# channel between candidates and across runs; /dev/pts: the host's terminals (a pty a candidate
+# opens and makes world-readable is read by a concurrent candidate), and /dev/ptmx opens nothing
+# once it is covered
+HIDDEN = ("/run", "/var/run", "/sys/fs/cgroup", "/dev/pts")
 TMPFS_BYTES = 4 << 30  # per private tmpfs; memory-backed, so the memory limit bounds it too
 
 PR_SET_PDEATHSIG = 1

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from evaluator.harness import wire
-from evaluator.harness.judging import clone_exact, compare, needs_launch
+from evaluator.harness.judging import clone_exact, compare, needs_launch, output_nbytes
 from evaluator.harness.peaks import floor_seconds
 from evaluator.harness.timing import (
     KERNEL_CLOCK_METHOD,
@@ -85,7 +85,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
                 "clock": attempt.clock,
             }
         )
-        reply = child.receive(attempt.deadline)
+        reply = child.receive(attempt.deadline, n_sets * wire.reply_budget(output_nbytes(ref0)))
         mark = attempt.lap("timing_child_s", mark)
         if reply.get("type") == "error":
             kind = "compile_error" if reply.get("kind") == "compile_error" else "runtime_error"

@@ -13,24 +13,278 @@ No device memory is shared either way (no CUDA IPC): an IPC handle maps the whol
 segment around a tensor, whoever opens it and whatever their uid, and torch's receiving side
 trusts the sender's offsets, reference-counter file and event. Bytes cost a host round trip
 (measured in BENCHMARKS.md) and cannot be turned into a read or write of the other process.
+
+The bytes of tensors go through an exchange file (`Exchange`: a memfd made by the parent for one
+child, nothing else ever in it) read and written with pread/pwrite, while the messages carry only
+offsets: one copy each way instead of torch's zip pickling and a socket. Neither side maps the
+file, so a child that truncates it makes a read short (a malformed reply), never a fault in the
+parent; every offset it names is bounds-checked and its bytes copied out before they are used.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import pickle
+import select
+import socket
+import struct
+import time
 from typing import Any
 
 import torch
 
 from operators.spec import DTYPES
 
-MAX_MESSAGE_BYTES = 8 << 30  # a message larger than this from the candidate is a runtime error
+# tensors come through the exchange file, so a message itself is small: one larger than this
+# from the candidate is unreadable, and a reply's tensors may not add up to more than its budget
+MAX_MESSAGE_BYTES = 64 << 20
+MAX_REPLY_TENSOR_BYTES = 8 << 30
+MAX_DIMS = 64  # torch's own limit on a tensor's dimensions
+MAX_EXTENT = 1 << 48  # no size, stride or offset of a real tensor comes near this
 _DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
 
 
-def dumps_to_child(obj: Any) -> bytes:
-    return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+_ALIGN = 64
+SEND_TIMEOUT_S = 30.0  # a message to the child is small (tensors go by the exchange file)
+
+
+class ChannelTimeout(OSError):
+    """The other side did not finish a message in time."""
+
+
+class Channel:
+    """The parent's end of the socket to a child, framed as multiprocessing.connection frames it
+    (the child uses a plain Connection) but with a deadline on every byte: a child that sends
+    half a frame or stops reading cannot hold the parent past its deadline."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def _io_timeout(self, deadline: float) -> float:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ChannelTimeout("time limit reached")
+        return remaining
+
+    def send_bytes(self, data: bytes, deadline: float | None = None) -> None:
+        deadline = time.monotonic() + SEND_TIMEOUT_S if deadline is None else deadline
+        n = len(data)
+        header = struct.pack("!i", n) if n <= 0x7FFFFFFF else struct.pack("!iQ", -1, n)
+        view = memoryview(header + data) if n < (1 << 20) else None
+        for part in (view,) if view is not None else (memoryview(header), memoryview(data)):
+            while len(part):
+                self.sock.settimeout(self._io_timeout(deadline))
+                try:
+                    sent = self.sock.send(part)
+                except TimeoutError:
+                    raise ChannelTimeout("the candidate process stopped reading") from None
+                part = part[sent:]
+
+    def _read(self, n: int, deadline: float) -> bytearray:
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        while got < n:
+            self.sock.settimeout(self._io_timeout(deadline))
+            try:
+                k = self.sock.recv_into(view[got:])
+            except TimeoutError:
+                raise ChannelTimeout("time limit reached") from None
+            if k == 0:
+                raise EOFError("the channel closed")
+            got += k
+        return buf
+
+    def poll(self, timeout: float) -> bool:
+        ready, _, _ = select.select([self.sock], [], [], max(0.0, timeout))
+        return bool(ready)
+
+    def recv_bytes(self, deadline: float, limit: int) -> bytes:
+        (size,) = struct.unpack("!i", self._read(4, deadline))
+        if size == -1:
+            (size,) = struct.unpack("!Q", self._read(8, deadline))
+        if size < 0 or size > limit:
+            raise OSError(f"a message of {size} bytes (the limit is {limit})")
+        return bytes(self._read(size, deadline))
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class ExchangeError(ValueError):
+    """A tensor's bytes could not be put into or read out of the exchange file."""
+
+
+class Exchange:
+    """The exchange file of one parent/child pair. Each message's tensors are laid out from offset
+    0 (`rewind` before a message is written): a message is read whole before the answer to it is
+    written, so the two never overlap."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.end = 0
+        self.placed: dict[tuple[str, int], int] = {}  # storages already in this message
+
+    @classmethod
+    def create(cls) -> Exchange:
+        return cls(os.memfd_create("kgb-exchange", os.MFD_CLOEXEC))
+
+    def rewind(self) -> None:
+        self.end = 0
+        self.placed.clear()
+
+    def put_storage(self, t: torch.Tensor) -> int:
+        """The offset of `t`'s whole storage in this message, written once per storage."""
+        key = (str(t.device), t.untyped_storage().data_ptr())
+        if key not in self.placed:
+            self.placed[key] = self.put(_storage_bytes(t).numpy(), t.untyped_storage().nbytes())
+        return self.placed[key]
+
+    def put(self, data: Any, nbytes: int) -> int:
+        """Write `nbytes` from a buffer at the next aligned offset; returns the offset."""
+        offset = self.end
+        view = memoryview(data).cast("B")
+        done = 0
+        while done < nbytes:
+            done += os.pwrite(self.fd, view[done:nbytes], offset + done)
+        self.end = offset + (nbytes + _ALIGN - 1) // _ALIGN * _ALIGN
+        return offset
+
+    def take(self, offset: int, nbytes: int) -> bytearray:
+        """A private copy of `nbytes` at `offset`; short (the file was cut) is an error."""
+        buf = bytearray(nbytes)
+        view = memoryview(buf)
+        done = 0
+        while done < nbytes:
+            got = os.preadv(self.fd, [view[done:]], offset + done)
+            if got <= 0:
+                raise ExchangeError(f"the exchange file ends before byte {offset + nbytes}")
+            done += got
+        return buf
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def _storage_bytes(t: torch.Tensor) -> torch.Tensor:
+    """The whole storage of `t` as a host uint8 tensor (a copy for device tensors, a view on the host)."""
+    storage = t.untyped_storage()
+    if t.device.type == "cpu":
+        return torch.empty(0, dtype=torch.uint8).set_(storage)
+    host = torch.empty(storage.nbytes(), dtype=torch.uint8)
+    if storage.nbytes():
+        host.untyped_storage().copy_(storage)
+    return host
+
+
+class _ToChildPickler(pickle.Pickler):
+    """Pickles a message for the child with every tensor's storage written into the exchange file
+    once (views of one storage stay views of one storage in the child)."""
+
+    def __init__(self, file: Any, exchange: Exchange) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.exchange = exchange
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is not torch.Tensor or obj.layout != torch.strided:
+            return NotImplemented
+        nbytes = obj.untyped_storage().nbytes()
+        offset = self.exchange.put_storage(obj) if nbytes else -1
+        meta = (_DTYPE_NAMES[obj.dtype], list(obj.shape), list(obj.stride()), obj.storage_offset())
+        return _tensor_from_exchange, (offset, nbytes, str(obj.device), *meta, obj.requires_grad)
+
+
+def dumps_to_child(obj: Any, exchange: Exchange | None = None) -> bytes:
+    if exchange is None:
+        return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    exchange.rewind()
+    out = io.BytesIO()
+    _ToChildPickler(out, exchange).dump(obj)
+    return out.getvalue()
+
+
+# the child's side of the exchange: set once at start; the storages of the message being read
+CHILD_EXCHANGE: Exchange | None = None
+_CHILD_STORAGES: dict[int, torch.Tensor] = {}
+
+
+def loads_from_parent(data: bytes) -> Any:
+    """The child reads its parent's message (trusted: ordinary pickle) and then writes its answer
+    from the start of the exchange file."""
+    _CHILD_STORAGES.clear()
+    try:
+        return pickle.loads(data)
+    finally:
+        _CHILD_STORAGES.clear()
+        if CHILD_EXCHANGE is not None:
+            CHILD_EXCHANGE.rewind()
+
+
+def _tensor_from_exchange(
+    offset: int,
+    nbytes: int,
+    device: str,
+    dtype_name: str,
+    shape: list[int],
+    stride: list[int],
+    storage_offset: int,
+    requires_grad: bool,
+) -> torch.Tensor:
+    dtype = DTYPES[dtype_name]
+    if nbytes == 0:
+        return torch.empty_strided(shape, stride, dtype=dtype, device=device).requires_grad_(requires_grad)
+    raw = _CHILD_STORAGES.get(offset)
+    if raw is None:
+        assert CHILD_EXCHANGE is not None
+        raw = torch.frombuffer(CHILD_EXCHANGE.take(offset, nbytes), dtype=torch.uint8)
+        raw = raw.to(device) if device != "cpu" else raw
+        _CHILD_STORAGES[offset] = raw
+    flat = raw.view(dtype)
+    return flat.as_strided(shape, stride, storage_offset).requires_grad_(requires_grad)
+
+
+REPLY_SLACK_BYTES = 64 << 20
+
+
+def reply_budget(output_sizes: list[int], inputs: Any = None) -> int:
+    """What a reply to a call may bring back: its outputs twice over (an honest output may view a
+    larger buffer of its own), each input's storage as it was sent, and some slack."""
+    sent = sum(t.untyped_storage().nbytes() for t in tensor_items(inputs).values())
+    return 2 * sum(output_sizes) + sent + REPLY_SLACK_BYTES
+
+
+def resolve_exchanged(value: Any, exchange: Exchange, *, budget: list[int] | None = None, depth: int = 0) -> Any:
+    """Parent side: replace every tensor blob's exchange reference ("at": [offset, nbytes]) in a
+    reply by a private copy of those bytes ("data"), after bounds checks; at most `budget[0]`
+    bytes in all per reply (what the parent expects back, so a reply cannot make it allocate
+    more than a few times the outputs it asked for)."""
+    budget = [MAX_REPLY_TENSOR_BYTES] if budget is None else budget
+    if depth > 12:
+        raise MalformedOutput("reply nested too deeply")
+    if type(value) is dict:
+        if value.get("__tensor__") is True and "at" in value:
+            at = value.pop("at")
+            if not (type(at) is list and len(at) == 2 and all(type(x) is int and x >= 0 for x in at)):
+                raise MalformedOutput("a tensor's exchange reference is malformed")
+            offset, nbytes = at
+            if nbytes > budget[0]:
+                raise MalformedOutput("the reply's tensors exceed the message size limit")
+            budget[0] -= nbytes
+            try:
+                value["data"] = exchange.take(offset, nbytes) if nbytes else b""
+            except (ExchangeError, OSError, OverflowError) as exc:
+                raise MalformedOutput(str(exc)) from None
+            return value
+        for item in value.values():
+            resolve_exchanged(item, exchange, budget=budget, depth=depth + 1)
+    elif type(value) is list:
+        for item in value:
+            resolve_exchanged(item, exchange, budget=budget, depth=depth + 1)
+    return value
 
 
 class _PlainUnpickler(pickle.Unpickler):
@@ -88,12 +342,24 @@ def encode_tensor(t: torch.Tensor) -> dict[str, Any]:
             "device_type": device_type,
         }
     plain = t.detach()
-    storage = plain.untyped_storage()
-    # copy the whole storage to the host so strides and offset are checked against the real buffer
-    host = torch.empty(storage.nbytes(), dtype=torch.uint8)
-    if storage.nbytes():
-        host.untyped_storage().copy_(storage)
-    return {**_metadata(plain), "data": host.numpy().tobytes() if storage.nbytes() else b""}
+    # only the bytes the view spans go, its offset rebased to them: a small output viewing a huge
+    # buffer costs the parent the view, not the buffer
+    span = _span_bytes(plain)
+    meta = {**_metadata(plain), "offset": 0}
+    if CHILD_EXCHANGE is not None and span.numel():
+        return {**meta, "at": [CHILD_EXCHANGE.put(span.numpy(), span.numel()), span.numel()]}
+    return {**meta, "data": span.numpy().tobytes() if span.numel() else b""}
+
+
+def _span_bytes(t: torch.Tensor) -> torch.Tensor:
+    """The bytes of `t`'s storage from its first element to its last, on the host."""
+    if t.numel() == 0:
+        return torch.empty(0, dtype=torch.uint8)
+    itemsize = t.element_size()
+    last = t.storage_offset() + sum((size - 1) * step for size, step in zip(t.shape, t.stride(), strict=True))
+    whole = torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+    span = whole[t.storage_offset() * itemsize : (last + 1) * itemsize]
+    return span if t.device.type == "cpu" else span.cpu()
 
 
 def tensor_items(value: Any, prefix: str = "") -> dict[str, torch.Tensor]:
@@ -181,6 +447,18 @@ def is_dense(shape: list[int], stride: list[int]) -> bool:
     return True
 
 
+def same_view(blob: Any, original: torch.Tensor) -> bool:
+    """Whether a returned tensor blob describes the same view as `original` (metadata only; its
+    offset is rebased to the bytes sent)."""
+    return (
+        type(blob) is dict
+        and blob.get("__tensor__") is True
+        and blob.get("dtype") == _DTYPE_NAMES.get(original.dtype)
+        and blob.get("shape") == list(original.shape)
+        and blob.get("stride") == list(original.stride())
+    )
+
+
 def decode_input(blob: Any, device: str) -> Any:
     """An input tensor as the candidate left it (devices without shared memory send it back by
     value). Unlike an output it may be any view the harness handed over, dense or not."""
@@ -205,9 +483,10 @@ def decode_tensor(blob: dict[str, Any], device: str, *, views_ok: bool = False) 
         and type(stride) is list
         and len(shape) == len(stride)
         and type(offset) is int
-        and type(data) is bytes
-        and all(type(x) is int and x >= 0 for x in shape + stride)
-        and offset >= 0
+        and type(data) in (bytes, bytearray)
+        and len(shape) <= MAX_DIMS
+        and all(type(x) is int and 0 <= x < MAX_EXTENT for x in shape + stride)
+        and 0 <= offset < MAX_EXTENT
     ):
         raise MalformedOutput("tensor metadata is malformed")
     itemsize = torch.empty(0, dtype=dtype).element_size()
@@ -221,11 +500,13 @@ def decode_tensor(blob: dict[str, Any], device: str, *, views_ok: bool = False) 
         raise MalformedOutput("tensor extends past its storage")
     if not views_ok and not is_dense(shape, stride) and numel > 1:
         return RejectedTensor(f"output with shape {shape} and strides {stride} is not dense")
-    raw = torch.frombuffer(bytearray(data), dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
+    # a bytearray is already this side's own copy (from the exchange file)
+    writable = data if type(data) is bytearray else bytearray(data)
+    raw = torch.frombuffer(writable, dtype=torch.uint8) if data else torch.empty(0, dtype=torch.uint8)
     usable = len(data) // itemsize * itemsize
     flat = raw[:usable].view(dtype) if usable else torch.empty(0, dtype=dtype)
-    if numel == 0:
-        host = torch.empty(shape, dtype=dtype)
-    else:
-        host = flat.as_strided(shape, stride, offset)
-    return host.to(device) if device != "cpu" else host
+    try:
+        host = torch.empty(shape, dtype=dtype) if numel == 0 else flat.as_strided(shape, stride, offset)
+        return host.to(device) if device != "cpu" else host
+    except (RuntimeError, TypeError, ValueError, OverflowError) as exc:  # whatever torch refuses is malformed
+        raise MalformedOutput(f"tensor metadata torch refuses: {type(exc).__name__}") from None

@@ -90,6 +90,8 @@ HOSTILE: dict[str, Family] = {
     "meas_typing_sys.py": Family("2 measurement: typing.sys / operator.attrgetter to STATE"),
     "meas_gc_state.py": Family("2 measurement: find STATE through gc"),
     "channel_own_server.py": Family("new: take over the parent's channel and serve forged replies"),
+    "channel_partial_frame.py": Family("new: half a frame header on the channel, then silence", timeout_s=10.0),
+    "reply_absurd_metadata.py": Family("new: returned inputs with sizes no tensor has (a parent crash)"),
     # class 4: trace blind spots
     "meas_tolist_canary.py": Family("4 trace: tolist() host math + canary ghost detection", passes_static=True),
     "meas_tolist_copy_kernel.py": Family(
@@ -100,6 +102,15 @@ HOSTILE: dict[str, Family] = {
     "meas_thread_popped.py": Family("4 trace: joined thread that drops its trace"),
     "meas_fork_compute.py": Family("new: torch arithmetic in a forked process"),
     "meas_kernel_body_host.py": Family("new: torch arithmetic inside the interpreted @triton.jit body"),
+    "interp_callable_arg.py": Family(
+        "new: a closure passed as a kernel argument, run by the interpreter", passes_static=True
+    ),
+    "interp_constexpr_tensor.py": Family(
+        "new: tensors as tl.constexpr, torch in the interpreted body", passes_static=True
+    ),
+    "interp_body_helper.py": Family(
+        "new: the interpreted body calls a host function (class namespace)", passes_static=True
+    ),
     "meas_grid_callable.py": Family("4 trace: arithmetic in the grid callable", passes_static=True),
     "meas_autotune_prehook.py": Family("4 trace: arithmetic in an autotune pre_hook", passes_static=True),
     "meas_launch_hook.py": Family("4 trace: arithmetic in triton.knobs launch_enter_hook"),
@@ -470,10 +481,6 @@ IN_PROCESS_GAPS = {
     "meas_state_patch.py": "forges the harness's counters (in-process)",
     "meas_typing_sys.py": "forges the harness's counters through typing.sys (in-process)",
 }
-if TEST_DEVICE == "cpu":
-    IN_PROCESS_GAPS["meas_kernel_body_host.py"] = (
-        "torch arithmetic inside an interpreted kernel body (cpu interpreter only)"
-    )
 
 
 @pytest.mark.parametrize(
@@ -490,6 +497,15 @@ def test_hostile_runtime_layers_alone(runtime_only_harness, world, name):
         match = re.search(rf"DAEMON_MARKER=({re.escape(MARKER)}-daemon-[0-9a-f]+)", result["stderr_tail"])
         if match:  # its own check too, by the exact marker
             assert_no_survivors(match.group(1))
+
+
+def test_half_a_frame_cannot_hold_the_parent_past_its_deadline(runtime_only_harness, world):
+    """Every byte of a reply is read under the attempt's deadline (it once waited for the first
+    byte only: one byte of a header held the parent as long as the candidate slept)."""
+    result = evaluate(runtime_only_harness, "channel_partial_frame.py")
+    assert_invariants(result, world)
+    assert result["verdict"] == "timeout"
+    assert result["duration_s"] < HOSTILE["channel_partial_frame.py"].timeout_s + 15
 
 
 def test_checkout_write_then_later_candidate(runtime_only_harness, world):

@@ -273,6 +273,93 @@ def test_parent_sends_device_tensors_by_value():
     assert torch.equal(pickle.loads(data)["x"], torch.arange(4.0))
 
 
+@pytest.fixture
+def exchange():
+    """Both ends of one exchange file, as the parent and the child hold it."""
+    import os
+
+    parent = wire.Exchange.create()
+    wire.CHILD_EXCHANGE = wire.Exchange(os.dup(parent.fd))
+    try:
+        yield parent
+    finally:
+        wire.CHILD_EXCHANGE.close()
+        wire.CHILD_EXCHANGE = None
+        parent.close()
+
+
+def test_exchange_carries_inputs_with_their_views_and_aliasing(exchange):
+    base = torch.arange(24, dtype=torch.float32).view(4, 6)
+    sent = {"a": base, "t": base.t(), "narrow": base[1:, 2:5], "e": torch.zeros(0), "alpha": 0.5}
+    data = wire.dumps_to_child({"inputs": sent}, exchange)
+    assert len(data) < 2000  # offsets in the message, bytes in the file
+    got = wire.loads_from_parent(data)["inputs"]
+    for name in ("a", "t", "narrow", "e"):
+        assert torch.equal(got[name], sent[name]) and got[name].stride() == sent[name].stride()
+    got["a"][0, 0] = -1.0  # views of one storage stay one storage in the child
+    assert got["t"][0, 0] == -1.0 and got["alpha"] == 0.5
+
+
+def test_exchange_reply_sends_a_views_span_not_its_storage(exchange):
+    """A small output viewing a huge buffer costs the parent the view (an outside red team made
+    the parent hold 2x a 512 MiB buffer behind a 28-byte output)."""
+    big = torch.zeros(1 << 22)
+    big[10:17] = torch.arange(7.0)
+    exchange.rewind()
+    blob = wire.encode_value(big[10:17])
+    assert blob["at"][1] == 7 * 4 and blob["offset"] == 0
+    back = wire.decode_value(wire.resolve_exchanged({"out": blob}, exchange)["out"], "cpu")
+    assert torch.equal(back, torch.arange(7.0))
+
+
+def test_exchange_references_are_bounded_and_short_reads_refused(exchange):
+    import os
+
+    exchange.rewind()
+    blob = wire.encode_value(torch.ones(1000))
+    with pytest.raises(wire.MalformedOutput, match="budget|limit"):
+        wire.resolve_exchanged({"out": dict(blob)}, exchange, budget=[3999])
+    for at in ([0, 1 << 40], [1 << 40, 4], [-1, 4], [0, "4"], [0]):
+        with pytest.raises(wire.MalformedOutput):
+            wire.resolve_exchanged({"out": {**blob, "at": at}}, exchange)
+    os.ftruncate(wire.CHILD_EXCHANGE.fd, 100)  # the child cuts the file under the parent: no fault
+    with pytest.raises(wire.MalformedOutput, match="ends before"):
+        wire.resolve_exchanged({"out": dict(blob)}, exchange)
+
+
+def test_absurd_tensor_metadata_is_malformed_not_a_crash():
+    blob = {**wire.encode_tensor(torch.zeros(4)), "shape": [10**30], "stride": [0]}
+    with pytest.raises(wire.MalformedOutput):
+        wire.decode_tensor(blob, "cpu")
+    blob = {**wire.encode_tensor(torch.zeros(4)), "shape": [1] * 65, "stride": [1] * 65}
+    with pytest.raises(wire.MalformedOutput):
+        wire.decode_tensor(blob, "cpu")
+
+
+def test_channel_reads_every_byte_under_the_deadline():
+    import socket
+    import time
+
+    parent, child = socket.socketpair()
+    channel = wire.Channel(parent)
+    child.send(b"\x00")  # one byte of a four-byte header, then nothing
+    started = time.monotonic()
+    with pytest.raises(wire.ChannelTimeout):
+        channel.recv_bytes(time.monotonic() + 0.5, wire.MAX_MESSAGE_BYTES)
+    assert time.monotonic() - started < 2.0
+    child.close()
+    channel.close()  # a channel that timed out is given up with its child
+    parent, child = socket.socketpair()
+    channel = wire.Channel(parent)
+    child.send(b"\x00\x00\x00\x03abc")
+    assert channel.recv_bytes(time.monotonic() + 5, wire.MAX_MESSAGE_BYTES)[-3:] == b"abc"
+    child.sendall(b"\x7f\xff\xff\xff")  # a 2 GiB frame: over the limit, refused before reading it
+    with pytest.raises(OSError, match="limit"):
+        channel.recv_bytes(time.monotonic() + 5, wire.MAX_MESSAGE_BYTES)
+    child.close()
+    channel.close()
+
+
 def test_aten_speed_baseline_is_the_builtin_op_not_the_correctness_reference():
     """cumsum's correctness reference sums half precision in float32; its speed baseline must still
     be torch's own kernel (a slower reference would inflate every speedup)."""

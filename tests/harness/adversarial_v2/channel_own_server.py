@@ -11,7 +11,7 @@ from evaluator.harness import wire
 conn = Connection(int(sys.argv[1]))
 conn.send_bytes(pickle.dumps({"type": "loaded"}))
 while True:
-    msg = pickle.loads(conn.recv_bytes())
+    msg = wire.loads_from_parent(conn.recv_bytes())
     if msg.get("type") not in ("call", "ghost"):
         os._exit(0)
     x = msg["inputs"]

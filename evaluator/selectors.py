@@ -3,13 +3,16 @@ and the chip ceilings the site ranks with."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from evaluator.models import Chip, EvaluationJob, Runner, VerifyJob
-from evaluator.vocabulary import PENDING_JOB_STATES, JobState
+from evaluator.vocabulary import PENDING_JOB_STATES, JobState, RunnerState
 
 # the chip registry's dtype names (evaluator/chips.py) -> the torch dtype names the harness looks up
 # (evaluator.harness.backends.Peaks.flops_for); tfloat32 is a matmul mode, not a dtype
@@ -60,6 +63,85 @@ def queue_depth_per_chip() -> list[dict]:
         }
         for chip in Chip.objects.filter(active=True).order_by("slug")
     ]
+
+
+@dataclass(frozen=True)
+class ChipAvailability:
+    """What an uploader needs to know of a chip before and after sending it work."""
+
+    chip: Chip
+    runners_online: int  # active (not draining or disabled) and heard from within KGB_RUNNER_OFFLINE_AFTER_S
+    queued: int
+    running: int
+    typical_job_s: float | None  # median duration of its recent jobs; None before any finished
+
+    def wait_s(self, *, jobs: int, ahead: int | None = None) -> float | None:
+        """About how long `jobs` jobs take to finish behind `ahead` others (by default all the chip holds);
+        None when no runner is online (they wait until one connects) or nothing has run there yet."""
+        if not self.runners_online or self.typical_job_s is None:
+            return None
+        ahead = self.queued + self.running if ahead is None else ahead
+        rounds = -(-(ahead + jobs) // self.runners_online)  # ceiling division
+        return rounds * self.typical_job_s
+
+
+RECENT_JOBS_FOR_ESTIMATE = 50
+
+
+def _typical_job_s(chip: Chip) -> float | None:
+    durations = sorted(
+        (finished - started).total_seconds()
+        for started, finished in EvaluationJob.objects.filter(
+            chip=chip, state=JobState.DONE, started_at__isnull=False, finished_at__isnull=False
+        )
+        .order_by("-finished_at")
+        .values_list("started_at", "finished_at")[:RECENT_JOBS_FOR_ESTIMATE]
+    )
+    return durations[len(durations) // 2] if durations else None
+
+
+def chip_availability(*, chips: Iterable[Chip] | None = None) -> list[ChipAvailability]:
+    """Per chip (the active ones unless given): its online runners, its queue and its typical job time."""
+    chips = list(Chip.objects.filter(active=True).order_by("vendor", "name") if chips is None else chips)
+    since = timezone.now() - timedelta(seconds=settings.KGB_RUNNER_OFFLINE_AFTER_S)
+    online = dict(
+        Runner.objects.filter(chip__in=chips, state=RunnerState.ACTIVE, last_heartbeat_at__gte=since)
+        .values_list("chip_id")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    depth = {row["chip"].pk: row for row in queue_depth_per_chip()}
+    return [
+        ChipAvailability(
+            chip=chip,
+            runners_online=online.get(chip.pk, 0),
+            queued=depth.get(chip.pk, {}).get("queued", 0),
+            running=depth.get(chip.pk, {}).get("running", 0),
+            typical_job_s=_typical_job_s(chip),
+        )
+        for chip in chips
+    ]
+
+
+def jobs_ahead(*, chip: Chip, job_ids: QuerySet | list) -> int:
+    """Jobs of other work on `chip` queued before the first of `job_ids` still queued, or running: what
+    stands between them and a runner (fair sharing may let some of them through sooner). `job_ids` may be
+    a queryset of ids (a subquery)."""
+    ids = job_ids
+    first = (
+        EvaluationJob.objects.filter(pk__in=ids, chip=chip, state=JobState.QUEUED)
+        .order_by("queued_at")
+        .values_list("queued_at", flat=True)
+        .first()
+    )
+    if first is None:
+        return 0
+    return (
+        EvaluationJob.objects.filter(chip=chip)
+        .filter(Q(state=JobState.RUNNING) | Q(state=JobState.QUEUED, queued_at__lt=first))
+        .exclude(pk__in=ids)
+        .count()
+    )
 
 
 def jobs_in_flight(*, limit: int = 200) -> QuerySet[EvaluationJob]:

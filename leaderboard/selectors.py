@@ -20,6 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Count, Max, Prefetch, Q, QuerySet, Sum
 from rest_framework.authtoken.models import Token
 
+from evaluator import selectors as evaluator_selectors
 from evaluator.models import Chip, Evaluation, EvaluationJob
 from evaluator.vocabulary import TERMINAL_JOB_STATES, VERDICT_RANK, JobState, Tier, Verdict
 from kgsite.errors import Invalid, NotFound
@@ -1226,6 +1227,34 @@ def submission_progress(*, submission: Submission) -> dict:
         "verdicts": verdicts,
         "status": submission.status,
     }
+
+
+@dataclass(frozen=True)
+class SubmissionQueue:
+    """Where a submission's waiting jobs stand on its target chip, and every chip it could go to instead."""
+
+    target: evaluator_selectors.ChipAvailability
+    queued: int  # the submission's jobs still waiting there
+    ahead: int  # other jobs before them
+    wait_s: float | None  # about how long until they have finished; None: no runner online or no history
+    chips: list[evaluator_selectors.ChipAvailability]
+
+
+def submission_queue(*, submission: Submission) -> SubmissionQueue | None:
+    """None unless some of the submission's jobs are still queued on its target chip."""
+    chip = submission.target_chip
+    own = EvaluationJob.objects.filter(attempt__submission=submission, chip=chip, state=JobState.QUEUED)
+    queued = own.count()
+    if not queued:
+        return None
+    chips = evaluator_selectors.chip_availability()
+    target = next((c for c in chips if c.chip.pk == chip.pk), None)
+    if target is None:  # a chip made inactive after the upload
+        (target,) = evaluator_selectors.chip_availability(chips=[chip])
+    ahead = evaluator_selectors.jobs_ahead(chip=chip, job_ids=own.values("pk"))
+    return SubmissionQueue(
+        target=target, queued=queued, ahead=ahead, wait_s=target.wait_s(jobs=queued, ahead=ahead), chips=chips
+    )
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from evaluator import services as evaluator_services
 from evaluator.errors import QueueLimitExceeded
 from evaluator.models import Chip, Evaluation, EvaluationJob
 from evaluator.vocabulary import COMPILED_VERDICTS, PENDING_JOB_STATES, TERMINAL_JOB_STATES, Verdict
-from kgsite.errors import Conflict, Forbidden
+from kgsite.errors import Conflict, Forbidden, Invalid
 from leaderboard import metrics, selectors
 from leaderboard.models import (
     Attempt,
@@ -331,6 +331,56 @@ class UploadChoices:
     @property
     def picked(self) -> tuple[str, ...]:
         return tuple(name for name, pk in (("model", self.model_id), ("scaffold", self.scaffold_id)) if pk is not None)
+
+
+def _check_owner(submission: Submission, user: AbstractBaseUser, doing: str) -> None:
+    if not (user.is_staff or submission.uploader_id == user.pk):
+        raise Forbidden(f"only the uploader can {doing} this submission")
+
+
+def _pending_jobs(submission: Submission):
+    return (
+        EvaluationJob.objects.select_for_update(of=("self",))
+        .filter(attempt__submission=submission, state__in=PENDING_JOB_STATES)
+        .order_by("pk")  # the order delete_submission locks in: no deadlock between the two
+    )
+
+
+@transaction.atomic
+def cancel_submission(*, submission: Submission, user: AbstractBaseUser) -> int:
+    """The uploader (or staff) stops a submission's evaluation: its queued and running jobs are cancelled (a
+    result that arrives later for one is a duplicate); verdicts already recorded stay. Returns how many."""
+    _check_owner(submission, user, "cancel")
+    jobs = list(_pending_jobs(submission))
+    for job in jobs:
+        evaluator_services.cancel_job(job=job, user=user, detail="cancelled by the uploader")
+    submission.status = sync_submission_status(submission_id=submission.pk) or submission.status
+    return len(jobs)
+
+
+@transaction.atomic
+def retarget_submission(*, submission: Submission, chip_slug: str, user: AbstractBaseUser) -> list[EvaluationJob]:
+    """The uploader (or staff) sends a submission still evaluating to another active chip: every attempt is
+    queued on the new chip (its default tier), which becomes the submission's target, then the jobs still
+    pending on the old chip are cancelled; verdicts already recorded there stay (and its rows on that chip).
+    The new jobs are created first, so the submission never looks settled in between (the old ones still
+    count against the uploader's queue cap at that moment: QueueLimitExceeded undoes everything)."""
+    _check_owner(submission, user, "re-target")
+    if submission.status not in OPEN_SUBMISSION_STATUSES:
+        raise Conflict(f"the submission is {submission.status}: only one still evaluating can be re-targeted")
+    chip = Chip.objects.filter(slug=chip_slug, active=True).first()
+    if chip is None:
+        raise Invalid(f"no active chip {chip_slug[:40]!r}")
+    if chip.pk == submission.target_chip_id:
+        raise Conflict(f"the submission already targets {chip.name}")
+    waiting = list(_pending_jobs(submission))  # locked before anything changes
+    Submission.objects.filter(pk=submission.pk).update(target_chip=chip)
+    submission.target_chip = chip
+    jobs = enqueue_submission(submission=submission, user=user)
+    for job in waiting:
+        evaluator_services.cancel_job(job=job, user=user, detail=f"re-targeted to {chip.slug}")
+    transaction.on_commit(lambda: refresh_leaderboard_entries(submission_id=submission.pk), robust=True)
+    return jobs
 
 
 def create_submission(

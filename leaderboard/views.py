@@ -284,6 +284,8 @@ def _submission_results(request: HttpRequest, submission, chips, operator_rows) 
         "attempt_rows": selectors.submission_attempt_rows(submission=submission, verdict=verdict),
         "verdict": verdict,
         "progress": selectors.submission_progress(submission=submission),
+        "queue": selectors.submission_queue(submission=submission),
+        "can_change": selectors.can_delete(submission=submission, viewer=request.user),
     }
 
 
@@ -317,6 +319,26 @@ def submission_progress(request: HttpRequest, pk) -> HttpResponse:
     )
     response["Cache-Control"] = "no-store"
     return response
+
+
+@require_POST
+@login_required
+def submission_cancel(request: HttpRequest, pk) -> HttpResponse:
+    submission = selectors.submission_for_viewer(pk=pk, viewer=request.user)
+    cancelled = services.cancel_submission(submission=submission, user=request.user)
+    messages.success(request, f"Cancelled {cancelled} pending job{'s' if cancelled != 1 else ''}.")
+    return redirect("submission_detail", pk=submission.pk)
+
+
+@require_POST
+@login_required
+def submission_retarget(request: HttpRequest, pk) -> HttpResponse:
+    submission = selectors.submission_for_viewer(pk=pk, viewer=request.user)
+    jobs = services.retarget_submission(
+        submission=submission, chip_slug=request.POST.get("chip", ""), user=request.user
+    )
+    messages.success(request, f"Re-targeted to {submission.target_chip.name}: {len(jobs)} jobs queued there.")
+    return redirect("submission_detail", pk=submission.pk)
 
 
 @require_POST
@@ -505,8 +527,10 @@ def submission_upload(request: HttpRequest) -> HttpResponse:
                 return redirect(reverse("submission_detail", args=[submission.pk]))
         else:
             status = 400
-    chips = evaluator_selectors.active_chips()
-    return render(request, "leaderboard/upload.html", {"form": form, "errors": errors, "chips": chips}, status=status)
+    chips = evaluator_selectors.chip_availability()
+    example_chip = next((c.chip.slug for c in chips if c.runners_online), "cpu")  # one that would run it
+    context = {"form": form, "errors": errors, "chips": chips, "example_chip": example_chip}
+    return render(request, "leaderboard/upload.html", context, status=status)
 
 
 def api_docs(request: HttpRequest) -> HttpResponse:

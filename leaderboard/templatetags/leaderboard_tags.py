@@ -39,7 +39,17 @@ def fmt(value, kind: str) -> str:
         return f"{value:.1f} h" if value >= 0.1 else f"{value * 60:.0f} min"
     if kind == "int":
         return f"{value:,}"
+    if kind == "seconds":
+        return _seconds(float(value))
     return str(value)
+
+
+def _seconds(value: float) -> str:
+    if value < 90:
+        return f"{value:.0f} s"
+    if value < 90 * 60:
+        return f"{value / 60:.0f} min"
+    return f"{value / 3600:.1f} h"
 
 
 @register.filter

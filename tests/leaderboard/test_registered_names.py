@@ -13,7 +13,14 @@ from kgsite.errors import Conflict, Forbidden
 from leaderboard import services
 from leaderboard.models import LLMModel, Scaffold, Submission
 from leaderboard.upload import UploadInvalid
-from tests.factories import ChipFactory, LLMModelFactory, OperatorFactory, ScaffoldFactory, SubmissionFactory, UserFactory
+from tests.factories import (
+    ChipFactory,
+    LLMModelFactory,
+    OperatorFactory,
+    ScaffoldFactory,
+    SubmissionFactory,
+    UserFactory,
+)
 from tests.leaderboard.helpers import KERNEL, make_metadata, make_zip
 from tests.leaderboard.test_api import conforms, openapi  # noqa: F401 (the schema fixture)
 

@@ -219,6 +219,38 @@ MATRIX: list[tuple[str, str, Url, dict | None, bool, dict[str, set[int]]]] = [
         private_view(),
     ),
     (
+        "submission_cancel",
+        "POST",
+        lambda w: reverse("submission_cancel", args=[w.private_submission.pk]),
+        {},
+        False,
+        {
+            "anon": REDIRECT_TO_LOGIN,
+            "owner": {302},
+            "other": HIDDEN,
+            "staff": {302},
+            "runner": REDIRECT_TO_LOGIN,
+            "runner_disabled": REDIRECT_TO_LOGIN,
+            "runner_other_chip": REDIRECT_TO_LOGIN,
+        },
+    ),
+    (
+        "submission_retarget",
+        "POST",
+        lambda w: reverse("submission_retarget", args=[w.private_submission.pk]),
+        {},  # names no chip: refused (400), or 409 for a submission no longer evaluating, after the access check
+        False,
+        {
+            "anon": REDIRECT_TO_LOGIN,
+            "owner": {400, 409},
+            "other": HIDDEN,
+            "staff": {400, 409},
+            "runner": REDIRECT_TO_LOGIN,
+            "runner_disabled": REDIRECT_TO_LOGIN,
+            "runner_other_chip": REDIRECT_TO_LOGIN,
+        },
+    ),
+    (
         "submission_delete",
         "POST",
         lambda w: reverse("submission_delete", args=[w.private_submission.pk]),

@@ -94,8 +94,8 @@ class SubmissionUploadForm(forms.Form):
     )
     metadata = forms.FileField(
         label="Metadata (.json)",
-        help_text=f"Model, scaffold, track, target chip and token usage; at most {MAX_METADATA_BYTES // (1024 * 1024)} MiB. "
-        "See the submission format.",
+        help_text=f"Model, scaffold, track, target chip and token usage; at most {MAX_METADATA_BYTES // (1024 * 1024)} MiB "
+        "(the submission format, linked above).",
     )
     model = forms.ModelChoiceField(
         queryset=LLMModel.objects.none(),

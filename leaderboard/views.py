@@ -29,6 +29,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from evaluator import selectors as evaluator_selectors
+from kgsite import docs as site_docs
 from kgsite import downloads
 from kgsite.errors import ApplicationError
 from leaderboard import charts, selectors, services
@@ -531,6 +532,15 @@ def submission_upload(request: HttpRequest) -> HttpResponse:
     example_chip = next((c.chip.slug for c in chips if c.runners_online), "cpu")  # one that would run it
     context = {"form": form, "errors": errors, "chips": chips, "example_chip": example_chip}
     return render(request, "leaderboard/upload.html", context, status=status)
+
+
+def doc_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "docs/index.html", {"docs": site_docs.docs().values()})
+
+
+def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
+    doc, html = site_docs.render(slug)
+    return render(request, "docs/page.html", {"doc": doc, "html": html})
 
 
 def api_docs(request: HttpRequest) -> HttpResponse:

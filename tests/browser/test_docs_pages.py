@@ -1,0 +1,45 @@
+"""Issue 21 item 9 in Chromium (the documentation part): docs/*.md are site pages, reached from the navigation,
+the upload page and the API page, with links between documents and their anchors working; no page points at a
+repository path instead."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.helpers import log_in
+from tests.factories import ChipFactory, OperatorFactory, UserFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_the_docs_are_site_pages_linked_from_where_they_are_needed(page, live_server):
+    url = live_server.url
+    ChipFactory(slug="cpu", name="CPU", vendor="any", family="cpu", device_type="cpu", timing_meaningful=False)
+    log_in(page, url, UserFactory().username, next_path="/submissions/new/")
+    page.get_by_test_id("format-link").click()
+    page.wait_for_url("**/docs/submission_format/")
+    doc = page.locator("#doc")
+    assert doc.locator("h1").inner_text() == "Submission format"
+    assert doc.locator("table th", has_text="rules").count() >= 1  # the field table is a table, not pipes
+    assert "|---|" not in doc.inner_text()
+    doc.get_by_role("link", name="docs/accounts.md").first.click()  # a link to another document ...
+    page.wait_for_url("**/docs/accounts/#shared-names-models-and-scaffolds")
+    assert page.locator("#shared-names-models-and-scaffolds").is_visible()  # ... and its anchor
+
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Docs").click()
+    page.wait_for_url("**/docs/")
+    page.locator("#doc-list").get_by_role("link", name="Runners and dispatch").click()
+    page.wait_for_url("**/docs/runners/")
+    assert page.goto(url + "/docs/nope/").status == 404
+
+    page.goto(url + "/api/docs/")
+    page.locator("p.lead").get_by_role("link", name="the submission format").click()
+    page.wait_for_url("**/docs/submission_format/")
+
+
+def test_an_aten_operator_page_names_its_reference_not_a_repository_path(page, live_server):
+    OperatorFactory(source="aten", name="nonexistent_op")  # no catalog spec: no source to show
+    page.goto(live_server.url + "/operators/aten::nonexistent_op/")
+    text = page.locator("main").inner_text()
+    assert "operators/catalog" not in text
+    assert "PyTorch's own aten::nonexistent_op" in text

@@ -9,6 +9,8 @@ submission is decided here once (visible_submissions), and the CSV/JSON download
 
 from __future__ import annotations
 
+import inspect
+import json
 import math
 import re
 from collections import defaultdict
@@ -462,6 +464,66 @@ OPERATOR_EXPORT_FIELDS = ["id", "source", "name", "category", "mc", "provisional
 
 def operator_list_export(*, source: str = "") -> list[dict]:
     return list(operator_list(source=source).values(*OPERATOR_EXPORT_FIELDS))
+
+
+@dataclass(frozen=True)
+class TierCases:
+    """One tier of an operator's input cases as a table: a column per case parameter (shape, dtype, ...)."""
+
+    tier: str
+    columns: list[str]
+    rows: list[list[str]]
+    total: int  # cases in the tier; the table holds the first CASES_SHOWN
+
+
+CASES_SHOWN = 200
+
+
+def _case_value(value) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, list | tuple | dict):
+        return json.dumps(value, separators=(", ", ": "))
+    return str(value)
+
+
+def catalog_cases(*, spec) -> list[TierCases]:
+    """The cases of each tier of a catalog spec (operators.spec.OperatorSpec), as the operator page shows them."""
+    tables = []
+    for tier, cases in spec.cases.items():
+        columns = list(dict.fromkeys(key for case in cases for key in case))
+        rows = [[_case_value(case.get(key)) for key in columns] for case in list(cases)[:CASES_SHOWN]]
+        tables.append(TierCases(tier=tier, columns=columns, rows=rows, total=len(cases)))
+    return tables
+
+
+@dataclass(frozen=True)
+class ToleranceSummary:
+    exact: bool  # outputs must match bit for bit
+    rtol: list[tuple[str, float]]  # the default check's rtol per floating dtype among the cases
+    atol: float  # the default check's atol per unit of reduction length
+    check: str  # what the operator's own comparison says it checks ("" when it uses the default)
+
+
+def tolerance_summary(*, spec) -> ToleranceSummary:
+    import torch
+
+    from operators import tolerance
+
+    dtypes = dict.fromkeys(
+        case["dtype"] for cases in spec.cases.values() for case in cases if isinstance(case.get("dtype"), str)
+    )
+    rtol = []
+    for name in dtypes:
+        dtype = getattr(torch, name, None)
+        if isinstance(dtype, torch.dtype) and (dtype.is_floating_point or dtype.is_complex):
+            rtol.append((name, tolerance.tolerances(dtype)[1]))
+    check = ""
+    if spec.compare is not None:
+        doc = inspect.getdoc(spec.compare)
+        named = spec.compare.__qualname__.split(".")[0].strip("_").replace("_", " ")
+        check = doc.split("\n\n")[0].replace("\n", " ") if doc else f"its own comparison ({named})"
+    return ToleranceSummary(exact=spec.exact, rtol=rtol, atol=tolerance.BASE_ATOL, check=check)
 
 
 def operator_tiers(*, operator: Operator) -> list[tuple[str, int]]:

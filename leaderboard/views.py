@@ -382,6 +382,8 @@ def operator_detail(request: HttpRequest, pk: str) -> HttpResponse:
             "prompt": _prompt(spec),
             "best": selectors.best_solutions(operator_id=operator.id, viewer=request.user),
             "tiers": selectors.operator_tiers(operator=operator),
+            "case_tables": selectors.catalog_cases(spec=spec) if spec else [],
+            "tolerance": selectors.tolerance_summary(spec=spec) if spec else None,
         },
     )
 

@@ -43,3 +43,22 @@ def test_an_aten_operator_page_names_its_reference_not_a_repository_path(page, l
     text = page.locator("main").inner_text()
     assert "operators/catalog" not in text
     assert "PyTorch's own aten::nonexistent_op" in text
+
+
+def test_an_operator_page_shows_its_cases_per_tier_tolerance_reference_and_prompt(page, live_server):
+    OperatorFactory(source="aten", name="add")
+    OperatorFactory(source="cublas", name="cublasSgemm_v2")
+    page.goto(live_server.url + "/operators/aten::add/")
+    smoke = page.get_by_test_id("cases-smoke")
+    assert [h.strip() for h in smoke.locator("thead th").all_text_contents()][:3] == ["#", "shape", "dtype"]
+    assert smoke.locator("tbody tr").count() == 4
+    full = page.locator("details[data-tier=full]")
+    assert "648 cases (the first 200 shown)" in full.locator("summary").inner_text()  # the real catalog's count
+    tolerance = page.get_by_test_id("tolerance").inner_text()
+    assert "atol = 0.0001 × R" in tolerance and "0.016 for bfloat16" in tolerance
+    page.get_by_text("Show the prompt").click()
+    assert "add_Tensor" in page.locator("details pre.plain").last.inner_text()
+
+    page.goto(live_server.url + "/operators/cublas::cublasSgemm_v2/")
+    assert "def cublasSgemm_v2" in page.locator(".highlight").first.inner_text()  # the reference source
+    assert page.get_by_test_id("cases-full").locator("thead th", has_text="transa").count() == 1

@@ -303,7 +303,7 @@ def test_operator_page_shows_the_catalog_reference_and_prompt(client, board, mon
     def reference_add(a, b):
         return a + b
 
-    spec = SimpleNamespace(reference=reference_add, reference_impl=None)
+    spec = SimpleNamespace(reference=reference_add, reference_impl=None, cases={}, compare=None, exact=False)
     monkeypatch.setattr("leaderboard.views._spec", lambda operator_id: spec)
     # a stand-in prompts module: the real one imports the catalog (seconds)
     monkeypatch.setitem(

@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.cache import cache
 from django.db.models import Count, Max, Prefetch, Q, QuerySet, Sum
 from rest_framework.authtoken.models import Token
 
@@ -38,7 +39,7 @@ from leaderboard.vocabulary import (
     SubmissionStatus,
     TokenSource,
 )
-from operators.models import Operator
+from operators.models import Operator, OperatorSource
 
 Viewer = AbstractBaseUser | AnonymousUser | None
 
@@ -457,6 +458,78 @@ def operator_list(*, source: str = "") -> QuerySet[Operator]:
     """The catalog's operators, of one source when given."""
     operators = Operator.objects.filter(in_catalog=True)
     return operators.filter(source=source) if source else operators
+
+
+@dataclass(frozen=True)
+class ChipFigures:
+    best_speedup: float | None
+    correct_submissions: int
+
+
+@dataclass(frozen=True)
+class OperatorRow:
+    operator: Operator
+    per_chip: dict[str, ChipFigures]  # chip slug -> figures over public submissions
+
+    @property
+    def best_speedup(self) -> float | None:
+        return max((f.best_speedup for f in self.per_chip.values() if f.best_speedup is not None), default=None)
+
+    @property
+    def correct_submissions(self) -> int:
+        return sum(f.correct_submissions for f in self.per_chip.values())
+
+
+OPERATOR_SORTS = {
+    "id": lambda r: r.operator.id,
+    "source": lambda r: (r.operator.source, r.operator.id),
+    "category": lambda r: (r.operator.category, r.operator.id),
+    "best_speedup": lambda r: (r.best_speedup is not None, r.best_speedup or 0.0),
+    "correct": lambda r: r.correct_submissions,
+}
+OPERATOR_FIGURES_CACHE_S = 60
+
+
+def _operator_figures() -> dict[tuple[str, str], ChipFigures]:
+    """Per (operator, chip): the best ranked speedup of a correct sample and how many public submissions got it
+    correct. Grouping every correct evaluation costs too much per request at a million evaluations, so the
+    figures are cached for a minute (keyed by the newest evaluation: a new result shows at once)."""
+    newest = Evaluation.objects.aggregate(newest=Max("id"))["newest"]
+    key = f"operator-figures:{newest}"
+    figures = cache.get(key)
+    if figures is None:
+        rows = (
+            Evaluation.objects.ranked()
+            .filter(verdict=Verdict.CORRECT, attempt__submission__in=submissions_visible_to(None).values("pk"))
+            .values("attempt__operator_id", "chip__slug")
+            .annotate(best=Max("speedup"), submissions=Count("attempt__submission_id", distinct=True))
+            .order_by()
+        )
+        figures = {(r["attempt__operator_id"], r["chip__slug"]): ChipFigures(r["best"], r["submissions"]) for r in rows}
+        cache.set(key, figures, OPERATOR_FIGURES_CACHE_S)
+    return figures
+
+
+def operator_rows(*, source: str = "", q: str = "", sort: str = "id") -> tuple[list[str], list[OperatorRow]]:
+    """The operator list: the catalog's operators (of one source; whose id, name or category holds `q`), each
+    with its figures per chip, sorted by `sort` (a key of OPERATOR_SORTS, '-' first for descending; Invalid
+    otherwise). Returns the chips that have figures, and the rows."""
+    key = sort.removeprefix("-")
+    if key not in OPERATOR_SORTS:
+        raise Invalid(f"unknown sort {sort[:40]!r}; sorts: {', '.join(OPERATOR_SORTS)}")
+    if source and source not in OperatorSource.values:
+        raise Invalid(f"unknown source {source[:40]!r}")
+    operators = operator_list(source=source)
+    if q:
+        operators = operators.filter(Q(id__icontains=q) | Q(name__icontains=q) | Q(category__icontains=q))
+    figures = _operator_figures()
+    chips = sorted({chip for _, chip in figures})
+    rows = [
+        OperatorRow(op, {chip: figures[(op.id, chip)] for chip in chips if (op.id, chip) in figures})
+        for op in operators
+    ]
+    rows.sort(key=OPERATOR_SORTS[key], reverse=sort.startswith("-"))
+    return chips, rows
 
 
 OPERATOR_EXPORT_FIELDS = ["id", "source", "name", "category", "mc", "provisional"]

@@ -393,12 +393,21 @@ def operator_list(request: HttpRequest) -> HttpResponse:
     fmt = _export_format(request)
     if fmt:
         return export_response(selectors.operator_export(source=source), fmt)
-    operators = selectors.operator_list(source=source)
+    q = request.GET.get("q", "").strip()[:80]
+    sort = request.GET.get("sort", "") or "id"
+    chips, rows = selectors.operator_rows(source=source, q=q, sort=sort)
     return render(
         request,
         "leaderboard/operator_list.html",
         {
-            "operators": operators,
+            "rows": rows,
+            "chips": chips,
+            "q": q,
+            "sort": sort,
+            "sort_links": {
+                key: "?" + _querystring(request, sort=f"-{key}" if sort == key else key)
+                for key in selectors.OPERATOR_SORTS
+            },
             "source": source,
             "source_choices": OperatorSource.choices,
             "csv_url": "?" + _querystring(request, format="csv"),

@@ -25,39 +25,76 @@ def _layout(title: str, **extra) -> dict:
     }
 
 
+# log axes tick at 1-2-5 steps, each label with its magnitude (Plotly's default labels the digits between decades
+# alone, which reads "3 4 5 ... 9 1 2")
+TOKEN_TICKS = [m * 10**e for e in range(1, 10) for m in (1, 2, 5)]
+
+
+def _si(value: float) -> str:
+    for size, prefix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if value >= size:
+            return f"{value / size:g}{prefix}"
+    return f"{value:g}"
+
+
+LOG_TOKENS = {"type": "log", "tickvals": TOKEN_TICKS, "ticktext": [_si(t) for t in TOKEN_TICKS], "gridcolor": "#e5e7eb"}
+# speedups span a few factors of two around 1x: ticks at the powers of two, written as ratios
+SPEEDUP_TICKS = [2.0**e for e in range(-6, 11)]
+
+
+def _cohort_name(row: LeaderboardRow) -> str:
+    return f"{row.chip_name} · {row.tier} tier" if row.tier else row.chip_name
+
+
 def pareto_chart(rows: list[LeaderboardRow]) -> dict | None:
-    """Accuracy (higher is better) against tokens per correct operator (lower is better), front drawn as steps."""
+    """Accuracy (higher is better) against tokens per correct operator (lower is better): the points and the front
+    of each chip (each cohort of comparable rows) in their own colour, the front drawn as steps. One front across
+    chips would compare rows that are not comparable, and hide each chip's own front below it."""
     points = [r for r in rows if r.tokens_per_success and r.accuracy_pct is not None and not r.preliminary]
     if not points:
         return None
-    front = metrics.pareto_front(
-        metrics.ParetoPoint(str(i), r.tokens_per_success, r.accuracy_pct) for i, r in enumerate(points)
-    )
-    labels = [f"{r.scaffold} ({r.model}) · {r.chip}" + (" · demo" if r.is_demo else "") for r in points]
-    data = [
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "name": "submissions",
-            "x": [r.tokens_per_success for r in points],
-            "y": [r.accuracy_pct for r in points],
-            "text": labels,
-            "hovertemplate": "%{text}<br>%{y:.1f}% correct<br>%{x:,.0f} tokens per success<extra></extra>",
-            "marker": {"size": 10, "color": [COLORS[1] if r.pareto else COLORS[0] for r in points], "opacity": 0.85},
-        },
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "name": "Pareto front",
-            "x": [p.cost for p in front],
-            "y": [p.score for p in front],
-            "line": {"shape": "hv", "color": COLORS[1], "width": 2, "dash": "dot"},
-            "hoverinfo": "skip",
-        },
-    ]
+    cohorts: dict[str, list[LeaderboardRow]] = {}
+    for row in points:
+        cohorts.setdefault(_cohort_name(row), []).append(row)
+    data = []
+    for index, (name, members) in enumerate(cohorts.items()):
+        color = COLORS[index % len(COLORS)]
+        front = metrics.pareto_front(
+            metrics.ParetoPoint(str(i), r.tokens_per_success, r.accuracy_pct) for i, r in enumerate(members)
+        )
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": name,
+                "legendgroup": name,
+                "x": [r.tokens_per_success for r in members],
+                "y": [r.accuracy_pct for r in members],
+                "text": [f"{r.scaffold} ({r.model}) · {r.chip}" + (" · demo" if r.is_demo else "") for r in members],
+                "hovertemplate": "%{text}<br>%{y:.1f}% correct<br>%{x:,.0f} tokens per success<extra></extra>",
+                "marker": {
+                    "size": [12 if r.pareto else 8 for r in members],
+                    "color": color,
+                    "opacity": 0.85,
+                    "line": {"width": [2 if r.pareto else 0 for r in members], "color": "#111827"},
+                },
+            }
+        )
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": f"Pareto front · {name}",
+                "legendgroup": name,
+                "x": [p.cost for p in front],
+                "y": [p.score for p in front],
+                "line": {"shape": "hv", "color": color, "width": 2, "dash": "dot"},
+                "hoverinfo": "skip",
+            }
+        )
     layout = _layout(
-        "Accuracy vs tokens per success",
-        xaxis={"title": {"text": "tokens per correct operator (log)"}, "type": "log", "gridcolor": "#e5e7eb"},
+        "Accuracy vs tokens per success, per chip",
+        xaxis={"title": {"text": "tokens per correct operator (log)"}, **LOG_TOKENS},
         yaxis={"title": {"text": "accuracy (%)"}, "range": [0, 100], "gridcolor": "#e5e7eb"},
         showlegend=True,
         legend={"orientation": "h", "y": -0.25},
@@ -82,7 +119,13 @@ def speedup_distribution_chart(distributions: list[dict]) -> dict | None:
     ]
     layout = _layout(
         "Speedup per correct operator (best sample)",
-        xaxis={"title": {"text": "speedup over the baseline (log)"}, "type": "log", "gridcolor": "#e5e7eb"},
+        xaxis={
+            "title": {"text": "speedup over the baseline (log)"},
+            "type": "log",
+            "tickvals": SPEEDUP_TICKS,
+            "ticktext": [f"{t:g}×" for t in SPEEDUP_TICKS],
+            "gridcolor": "#e5e7eb",
+        },
         yaxis={"automargin": True},
         showlegend=False,
         shapes=[
@@ -115,7 +158,8 @@ def chip_heatmap(chips: list, rows: list[MethodRow]) -> dict | None:
             "y": [r.method + (" · demo" if r.is_demo else "") for r in rows],
             "text": text,
             "texttemplate": "%{text}",
-            "colorscale": "Blues",
+            # pale for low accuracy, dark for high (Plotly's named "Blues" runs the other way)
+            "colorscale": [[0.0, "#f7fbff"], [0.5, "#6baed6"], [1.0, "#08306b"]],
             "zmin": 0,
             "zmax": 100,
             "colorbar": {"title": {"text": "acc. %"}},
@@ -126,7 +170,8 @@ def chip_heatmap(chips: list, rows: list[MethodRow]) -> dict | None:
         "Accuracy on the multi-chip set, chip × method",
         height=max(280, 80 + 32 * len(rows)),
         yaxis={"automargin": True, "autorange": "reversed"},
-        xaxis={"side": "top"},
+        # chip names at the top take the room they need (a fixed margin clipped the long ones)
+        xaxis={"side": "top", "automargin": True, "tickangle": -30 if len(chips) > 4 else 0},
     )
     layout["margin"]["t"] = 80
     return {"data": data, "layout": layout}

@@ -3,6 +3,8 @@ Refusals are answered by kgsite.error_handlers.api_exception_handler."""
 
 from __future__ import annotations
 
+import django_filters
+from django.db.models import Q
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, permissions, status
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -10,14 +12,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from evaluator import selectors as evaluator_selectors
 from kgsite.error_handlers import ErrorResponseSerializer
+from kgsite.pagination import BoundedLimitOffsetPagination
 from leaderboard import selectors, services
 from leaderboard.models import ReportedResult
 from leaderboard.serializers import (
     AttemptSerializer,
+    ChipSerializer,
     LeaderboardQuerySerializer,
     LeaderboardResponseSerializer,
     LLMModelSerializer,
+    OperatorSerializer,
     ProgressSerializer,
     ReportedResultSerializer,
     ScaffoldSerializer,
@@ -25,6 +31,7 @@ from leaderboard.serializers import (
     SubmissionUploadSerializer,
 )
 from leaderboard.throttles import SUBMISSION_THROTTLES
+from operators.models import Operator, OperatorSource
 
 
 class LeaderboardApi(APIView):
@@ -40,7 +47,7 @@ class LeaderboardApi(APIView):
         query = LeaderboardQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         data = query.validated_data
-        sort = data["sort"]
+        sort = data["sort"]  # a known column: checked by the serializer
         filters = selectors.LeaderboardFilters(
             source=data["source"],
             chip=data["chip"],
@@ -52,11 +59,13 @@ class LeaderboardApi(APIView):
             preliminary=data["preliminary"],
             held_out=data["held_out"],
             q=data["q"].strip(),
-            sort=sort.lstrip("-") if sort.lstrip("-") in selectors.SORT_KEYS else "accuracy_pct",
-            desc=sort.startswith("-") or sort.lstrip("-") not in selectors.SORT_KEYS,
+            sort=sort.removeprefix("-"),
+            desc=sort.startswith("-"),
         )
         rows = selectors.leaderboard_rows(filters=filters, viewer=request.user)
-        return Response({"count": len(rows), "results": [row.as_export() for row in rows]})
+        paginator = BoundedLimitOffsetPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response([row.as_export() for row in page])
 
 
 class SubmissionListCreateApi(generics.ListAPIView):
@@ -159,6 +168,42 @@ class RegisteredScaffoldListApi(generics.ListAPIView):
 
     def get_queryset(self):
         return selectors.registered_scaffolds(viewer=self.request.user)
+
+
+class OperatorFilter(django_filters.FilterSet):
+    """Unknown values of the choice filters are refused (400), not ignored."""
+
+    source = django_filters.ChoiceFilter(choices=OperatorSource.choices)
+    q = django_filters.CharFilter(method="search", label="id, name or category contains")
+
+    class Meta:
+        model = Operator
+        fields = ["source", "category", "mc"]
+
+    def search(self, queryset, name: str, value: str):
+        return queryset.filter(Q(id__icontains=value) | Q(name__icontains=value) | Q(category__icontains=value))
+
+
+class OperatorListApi(generics.ListAPIView):
+    """The catalog's operators."""
+
+    serializer_class = OperatorSerializer
+    permission_classes = [permissions.AllowAny]
+    filterset_class = OperatorFilter
+
+    def get_queryset(self):
+        return selectors.operator_list()
+
+
+class ChipListApi(generics.ListAPIView):
+    """The chips submissions may target."""
+
+    serializer_class = ChipSerializer
+    permission_classes = [permissions.AllowAny]
+    filterset_fields = ["vendor", "family", "device_type"]
+
+    def get_queryset(self):
+        return evaluator_selectors.active_chips().order_by("vendor", "name")
 
 
 class ReportedResultListApi(generics.ListAPIView):

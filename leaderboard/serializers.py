@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from evaluator.models import Chip
 from evaluator.vocabulary import Tier
+from kgsite.pagination import MAX_PAGE_SIZE
 from leaderboard import metrics
 from leaderboard.models import Attempt, LLMModel, ReportedResult, Scaffold, Submission
-from leaderboard.selectors import SOURCE_CHOICES
+from leaderboard.selectors import SORT_KEYS, SOURCE_CHOICES
 from leaderboard.upload import MAX_ARCHIVE_BYTES, MAX_METADATA_BYTES
 from leaderboard.vocabulary import MIXED, Track
+from operators.models import Operator
 
 
 class LeaderboardQuerySerializer(serializers.Serializer):
@@ -29,7 +32,33 @@ class LeaderboardQuerySerializer(serializers.Serializer):
     preliminary = serializers.BooleanField(required=False, default=True)
     held_out = serializers.BooleanField(required=False, default=False)
     q = serializers.CharField(required=False, default="", allow_blank=True, max_length=80)
-    sort = serializers.CharField(required=False, default="-accuracy_pct", max_length=40)
+    sort = serializers.CharField(
+        required=False, default="-accuracy_pct", max_length=40, help_text="a column key, '-' first for descending"
+    )
+    limit = serializers.IntegerField(required=False, min_value=1, help_text=f"rows per page (at most {MAX_PAGE_SIZE})")
+    offset = serializers.IntegerField(required=False, min_value=0)
+
+    # a value naming nothing is refused: silently ignored, chip=nonexistent answered every chip
+    def validate_chip(self, value: str) -> str:
+        if value and not Chip.objects.filter(slug=value).exists():
+            known = ", ".join(Chip.objects.order_by("slug").values_list("slug", flat=True))
+            raise serializers.ValidationError(f"unknown chip {value!r}; chips: {known}")
+        return value
+
+    def validate_model(self, value: int | None) -> int | None:
+        if value is not None and not LLMModel.objects.filter(pk=value).exists():
+            raise serializers.ValidationError(f"no model has id {value} (GET /api/v1/models/)")
+        return value
+
+    def validate_scaffold(self, value: int | None) -> int | None:
+        if value is not None and not Scaffold.objects.filter(pk=value).exists():
+            raise serializers.ValidationError(f"no scaffold has id {value} (GET /api/v1/scaffolds/)")
+        return value
+
+    def validate_sort(self, value: str) -> str:
+        if value.removeprefix("-") not in SORT_KEYS:
+            raise serializers.ValidationError(f"unknown sort {value!r}; sorts: {', '.join(sorted(SORT_KEYS))}")
+        return value
 
 
 class LeaderboardRowSerializer(serializers.Serializer):
@@ -88,7 +117,28 @@ class LeaderboardRowSerializer(serializers.Serializer):
 
 class LeaderboardResponseSerializer(serializers.Serializer):
     count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
     results = LeaderboardRowSerializer(many=True)
+
+
+class OperatorSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Operator
+        fields = ["id", "source", "name", "category", "mc", "provisional", "case_counts", "url"]
+        read_only_fields = fields
+
+    url = serializers.SerializerMethodField()
+
+    def get_url(self, obj: Operator) -> str:
+        return f"/operators/{obj.pk}/"
+
+
+class ChipSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Chip
+        fields = ["slug", "name", "vendor", "family", "device_type", "timing_meaningful", "peak_bandwidth_gbs"]
+        read_only_fields = fields
 
 
 class SubmissionSerializer(serializers.ModelSerializer):

@@ -34,4 +34,6 @@ urlpatterns = [
     path("api/v1/reported/", api.ReportedResultListApi.as_view(), name="api-reported"),
     path("api/v1/models/", api.RegisteredModelListApi.as_view(), name="api-models"),
     path("api/v1/scaffolds/", api.RegisteredScaffoldListApi.as_view(), name="api-scaffolds"),
+    path("api/v1/operators/", api.OperatorListApi.as_view(), name="api-operators"),
+    path("api/v1/chips/", api.ChipListApi.as_view(), name="api-chips"),
 ]

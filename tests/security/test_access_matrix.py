@@ -327,6 +327,8 @@ MATRIX: list[tuple[str, str, Url, dict | None, bool, dict[str, set[int]]]] = [
     ),
     ("api-reported", "GET", lambda w: reverse("api-reported"), None, False, everyone(OK)),
     ("api-models", "GET", lambda w: reverse("api-models"), None, False, everyone(OK)),
+    ("api-operators", "GET", lambda w: reverse("api-operators"), None, False, everyone(OK)),
+    ("api-chips", "GET", lambda w: reverse("api-chips"), None, False, everyone(OK)),
     ("doc_index", "GET", lambda w: reverse("doc_index"), None, False, everyone(OK)),
     ("doc_page", "GET", lambda w: reverse("doc_page", args=["submission_format"]), None, False, everyone(OK)),
     ("api-scaffolds", "GET", lambda w: reverse("api-scaffolds"), None, False, everyone(OK)),

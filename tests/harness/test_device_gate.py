@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from evaluator.harness import Harness, backends, bundle
+from evaluator.harness import JOBS_SCHEMA, Harness, backends, bundle
 from evaluator.harness import timed as timed_tier
 from evaluator.harness.evaluate import Attempt
 from evaluator.harness.gate import DeviceGate
@@ -182,7 +182,7 @@ def test_bundle_workers_run_side_by_side_on_a_timing_device(fake_device, monkeyp
     source = "x = 1\n"
     solution = {"source": source, "file_name": "a.py", "sha256": hashlib.sha256(source.encode()).hexdigest()}
     job = {"operator": "aten::add", "tier": "full", "solution": solution}
-    jobs = {"schema": bundle.JOBS_SCHEMA, "chip": "h200", "jobs": [dict(job, job_id=str(i)) for i in range(4)]}
+    jobs = {"schema": JOBS_SCHEMA, "chip": "h200", "jobs": [dict(job, job_id=str(i)) for i in range(4)]}
     results = bundle.run_bundle(jobs, config=HarnessConfig(device="fake"), workers=2)
     assert [item["job_id"] for item in results["results"]] == ["0", "1", "2", "3"]
     assert most == 2

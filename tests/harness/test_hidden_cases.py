@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from evaluator.harness import bundle
+from evaluator.harness import JOBS_SCHEMA, bundle
 from evaluator.harness.evaluate import HarnessError
 from evaluator.harness.harness import HarnessConfig
 from evaluator.harness.hidden import HIDDEN_FAILURE, HIDDEN_PARAMS
@@ -145,7 +145,7 @@ def test_bundle_jobs_hand_their_hidden_cases_to_the_harness(monkeypatch):
     monkeypatch.setattr(RecordingHarness, "calls", [])
     jobs = [job("with", hidden_cases=[HIDDEN]), job("without"), job("malformed", hidden_cases={"shape": [1]})]
     results = bundle.run_bundle(
-        {"schema": bundle.JOBS_SCHEMA, "chip": "cpu", "jobs": jobs}, config=HarnessConfig(device="cpu")
+        {"schema": JOBS_SCHEMA, "chip": "cpu", "jobs": jobs}, config=HarnessConfig(device="cpu")
     )
     assert [call["hidden_cases"] for call in RecordingHarness.calls] == [[HIDDEN], None]
     malformed = results["results"][2]["result"]

@@ -73,4 +73,6 @@ def honest_result(operator: str = OPERATOR, tier: str = "full", *, timed: bool =
         "duration_s": 3.2,
     }
     result.update(overrides)
+    if result["seed_kind"] == "secret" and "seed" not in overrides:
+        del result["seed"]  # a held-out run never writes its seed (the contract refuses one)
     return result

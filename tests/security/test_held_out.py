@@ -151,10 +151,16 @@ def test_the_harness_never_sends_the_secret_seed_to_the_candidate_process(monkey
     raw_output: list[str] = []
     original_dumps, original_tail = wire.dumps_to_child, pool.Child.output_tail
 
-    def recording_dumps(obj, **kwargs):
-        data = original_dumps(obj, **kwargs)
+    def recording_dumps(obj, *args, **kwargs):
+        data = original_dumps(obj, *args, **kwargs)
         sent.append(data)
         return data
+
+    original_put = wire.Exchange.put
+
+    def recording_put(exchange, data, nbytes):  # tensors' bytes go through the exchange file
+        sent.append(bytes(memoryview(data).cast("B")[:nbytes]))
+        return original_put(exchange, data, nbytes)
 
     def recording_tail(child, *args, **kwargs):
         text = original_tail(child, *args, **kwargs)
@@ -162,6 +168,7 @@ def test_the_harness_never_sends_the_secret_seed_to_the_candidate_process(monkey
         return text
 
     monkeypatch.setattr(wire, "dumps_to_child", recording_dumps)
+    monkeypatch.setattr(wire.Exchange, "put", recording_put)
     monkeypatch.setattr(pool.Child, "output_tail", recording_tail)
     seed = 0x5EC12E7_0DDBA11  # distinctive in every encoding
     source = LEAKY_CANDIDATE + (SOLUTIONS / "aten__add.py").read_text(encoding="utf-8")

@@ -102,6 +102,10 @@ HOSTILE: dict[str, Family] = {
     "meas_thread_popped.py": Family("4 trace: joined thread that drops its trace"),
     "meas_fork_compute.py": Family("new: torch arithmetic in a forked process"),
     "meas_kernel_body_host.py": Family("new: torch arithmetic inside the interpreted @triton.jit body"),
+    "launch_arg_object.py": Family("new: an object of the candidate's as a kernel argument", passes_static=True),
+    "canary_in_input.py": Family(
+        "new: ghost detector written into the input's own storage", spec=_specs.CLONE_ONE, passes_static=True
+    ),
     "interp_callable_arg.py": Family(
         "new: a closure passed as a kernel argument, run by the interpreter", passes_static=True
     ),

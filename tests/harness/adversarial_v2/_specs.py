@@ -21,7 +21,16 @@ def _first_smoke(operator_id: str) -> object:
 
 
 CAT_ONE = _first_smoke("aten::cat")
+CLONE_ONE = _first_smoke("aten::clone")
 REFLECTION_PAD1D_BACKWARD_ONE = _first_smoke("aten::reflection_pad1d_backward")
 UPSAMPLE_NEAREST2D_BACKWARD_ONE = _first_smoke("aten::upsample_nearest2d_backward")
 
-SPECS = [ADD_ONE_FULL, ADD_2D, SAXPY_ONE, CAT_ONE, REFLECTION_PAD1D_BACKWARD_ONE, UPSAMPLE_NEAREST2D_BACKWARD_ONE]
+SPECS = [
+    ADD_ONE_FULL,
+    ADD_2D,
+    SAXPY_ONE,
+    CAT_ONE,
+    CLONE_ONE,
+    REFLECTION_PAD1D_BACKWARD_ONE,
+    UPSAMPLE_NEAREST2D_BACKWARD_ONE,
+]

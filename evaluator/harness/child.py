@@ -10,6 +10,7 @@ exactly one candidate (load, several calls, a ghost replay, timing) and is kille
 
 from __future__ import annotations
 
+import enum
 import os
 import sys
 import time
@@ -383,6 +384,8 @@ def _is_plain_argument(value: Any, depth: int = 0) -> bool:
     module = kind.__module__ if type(kind.__module__) is str else ""
     if module == "numpy" and kind.__name__ in _NUMPY_SCALARS:
         return True
+    if module.startswith("triton.") and type(kind) is enum.EnumMeta:
+        return True  # an enum member of Triton's (a dtype's signedness)
     if module.startswith("triton.") and type(kind) is type:
         fields = object.__getattribute__(value, "__dict__") if hasattr(kind, "__dict__") else {}
         return all(_is_plain_argument(v, depth + 1) for v in dict(fields).values())

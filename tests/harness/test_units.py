@@ -406,3 +406,31 @@ def test_launch_layer_excuses_only_answers_that_are_an_input_itself():
 
     add_ = next(c for c in registry.get("aten::add_").tier("smoke") if c.get("alpha", 1) != 0)
     assert needs_launch(*_reference_call("aten::add_", add_)) is True
+
+
+def test_kernel_arguments_are_plain_values_or_tritons_own_objects():
+    """Triton's launch code calls methods of its arguments outside the trace: only values whose
+    methods are torch's, Triton's or numpy's may be passed (an outside red team computed the
+    answer in an argument object's untyped_storage())."""
+    import numpy
+    import triton
+    import triton.language as tl
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    from evaluator.harness.child import _is_plain_argument
+
+    x = torch.zeros(16, 16)
+    plain = [x, 3, 2.5, True, None, "ieee", torch.float16, tl.int64, tl.uint8, tl.float32]
+    plain += [tl.pointer_type(tl.int32), tl.constexpr(8), numpy.float32(1.5), (x, 4), [1, 2]]
+    plain += [triton.reinterpret(x, tl.float32), TensorDescriptor.from_tensor(x, [8, 8])]
+    assert all(_is_plain_argument(v) for v in plain)
+
+    class Smuggler:
+        def data_ptr(self):
+            return 0
+
+    class Sub(torch.Tensor):
+        pass
+
+    foreign = [Smuggler(), lambda: 0, x.as_subclass(Sub), (x, Smuggler()), tl.constexpr(Smuggler())]
+    assert not any(_is_plain_argument(v) for v in foreign)

@@ -172,9 +172,9 @@ class State:
         self.tracing = False
         self.trace: list[str] = []
         self.suspend_registration: Any = None  # set while candidate wrappers are registered (ATen)
-        # storages (by address) the candidate handed to a Triton launch during this call, other
-        # than the call's inputs: reading one back on the host mid-call is how a wrapper tells a
-        # real call from the ghost replay (a canary kernel), which honest wrappers never need
+        # storages (by address) the candidate handed to a Triton launch during this call, its
+        # inputs included (a launch may write into one): reading one back on the host mid-call is
+        # how a wrapper tells a real call from the ghost replay (a canary kernel)
         self.launched: set[int] = set()
         self.launched_elements_read = 0
         # what the candidate read back of launch-written buffers, in order, per case (its first
@@ -184,7 +184,6 @@ class State:
         self.recording: list[Any] | None = None
         self.replaying: list[Any] | None = None
         self.served = 0  # recorded reads served in this ghost call
-        self.input_storages: set[int] = set()
         self.input_elements_read = 0  # input values the candidate read on the host this call
         self.value_storages: set[int] = set()  # the inputs' storages and copies or views of them
 
@@ -197,8 +196,7 @@ class State:
         self.recording = None
         self.replaying = None
         self.served = 0
-        self.input_storages = {_storage_of(t) for t in _tensors_in(inputs)}
-        self.value_storages = set(self.input_storages)
+        self.value_storages = {_storage_of(t) for t in _tensors_in(inputs)}
         self.input_elements_read = 0
 
 
@@ -448,17 +446,14 @@ def _patch_triton_launches() -> None:
                 hooks = getattr(self, "pre_run_hooks", None)
                 if hooks:
                     self.pre_run_hooks = [_as_candidate_code(hook) for hook in hooks]
-            if interpreted:
-                try:
-                    return _original(self, *args, **kwargs)
-                finally:
-                    if hooks:
-                        self.pre_run_hooks = hooks
-            STATE.in_triton += 1
+            # the interpreter marks its own argument copies as Triton's work (_as_triton_work)
+            if not interpreted:
+                STATE.in_triton += 1
             try:
                 return _original(self, *args, **kwargs)
             finally:
-                STATE.in_triton -= 1
+                if not interpreted:
+                    STATE.in_triton -= 1
                 if hooks:
                     self.pre_run_hooks = hooks
 

@@ -168,7 +168,7 @@ class Attempt:
 
     def inputs_after(self, reply: dict[str, Any], sent: dict[str, Any]) -> dict[str, torch.Tensor]:
         """The inputs as the candidate left them. Only those that came back as the views that were
-        sent (shape, strides, offset, dtype) are rebuilt: any other is a changed input, and a view
+        sent (shape, strides, dtype) are rebuilt: any other is a changed input, and a view
         the parent never made (a huge zero-stride one) is never materialised."""
         raw = reply.get("inputs_after")
         if type(raw) is not dict:

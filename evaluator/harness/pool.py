@@ -498,8 +498,6 @@ class Child:
         """The child's next message, whole by `deadline` (every byte of it: half a frame is a
         timeout too), its tensors' bytes copied out of the exchange file up to `tensor_budget`."""
         try:
-            if not self.conn.poll(deadline - time.monotonic()):
-                raise ChildGone("time limit reached", timed_out=True)
             data = self.conn.recv_bytes(deadline, wire.MAX_MESSAGE_BYTES)
         except wire.ChannelTimeout:
             raise ChildGone("time limit reached", timed_out=True) from None
@@ -512,7 +510,7 @@ class Child:
         if type(msg) is not dict:
             raise ChildGone("the candidate process sent a reply that is not a message")
         try:
-            return wire.resolve_exchanged(msg, self.exchange, budget=[tensor_budget])
+            return wire.resolve_exchanged(msg, self.exchange, budget=tensor_budget)
         except wire.MalformedOutput as exc:
             raise ChildGone(f"the candidate process sent an unreadable reply ({exc})") from None
 

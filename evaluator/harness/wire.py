@@ -26,7 +26,6 @@ from __future__ import annotations
 import io
 import os
 import pickle
-import select
 import socket
 import struct
 import time
@@ -39,7 +38,6 @@ from operators.spec import DTYPES
 # tensors come through the exchange file, so a message itself is small: one larger than this
 # from the candidate is unreadable, and a reply's tensors may not add up to more than its budget
 MAX_MESSAGE_BYTES = 64 << 20
-MAX_REPLY_TENSOR_BYTES = 8 << 30
 MAX_DIMS = 64  # torch's own limit on a tensor's dimensions
 MAX_EXTENT = 1 << 48  # no size, stride or offset of a real tensor comes near this
 _DTYPE_NAMES = {v: k for k, v in DTYPES.items()}
@@ -96,10 +94,6 @@ class Channel:
             got += k
         return buf
 
-    def poll(self, timeout: float) -> bool:
-        ready, _, _ = select.select([self.sock], [], [], max(0.0, timeout))
-        return bool(ready)
-
     def recv_bytes(self, deadline: float, limit: int) -> bytes:
         (size,) = struct.unpack("!i", self._read(4, deadline))
         if size == -1:
@@ -138,7 +132,7 @@ class Exchange:
         """The offset of `t`'s whole storage in this message, written once per storage."""
         key = (str(t.device), t.untyped_storage().data_ptr())
         if key not in self.placed:
-            self.placed[key] = self.put(_storage_bytes(t).numpy(), t.untyped_storage().nbytes())
+            self.placed[key] = self.put(_host_bytes(t).numpy(), t.untyped_storage().nbytes())
         return self.placed[key]
 
     def put(self, data: Any, nbytes: int) -> int:
@@ -170,15 +164,21 @@ class Exchange:
             pass
 
 
-def _storage_bytes(t: torch.Tensor) -> torch.Tensor:
-    """The whole storage of `t` as a host uint8 tensor (a copy for device tensors, a view on the host)."""
-    storage = t.untyped_storage()
-    if t.device.type == "cpu":
-        return torch.empty(0, dtype=torch.uint8).set_(storage)
-    host = torch.empty(storage.nbytes(), dtype=torch.uint8)
-    if storage.nbytes():
-        host.untyped_storage().copy_(storage)
-    return host
+def _host_bytes(t: torch.Tensor, start: int = 0, end: int | None = None) -> torch.Tensor:
+    """Bytes [start, end) of `t`'s storage (all of it by default) as a host uint8 tensor: a view
+    on the host, a copy of just those bytes from a device."""
+    whole = torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+    part = whole[start:end]
+    return part if t.device.type == "cpu" else part.cpu()
+
+
+def _span_bytes(t: torch.Tensor) -> torch.Tensor:
+    """The bytes of `t`'s storage from its first element to its last, on the host."""
+    if t.numel() == 0:
+        return torch.empty(0, dtype=torch.uint8)
+    itemsize = t.element_size()
+    last = t.storage_offset() + sum((size - 1) * step for size, step in zip(t.shape, t.stride(), strict=True))
+    return _host_bytes(t, t.storage_offset() * itemsize, (last + 1) * itemsize)
 
 
 class _ToChildPickler(pickle.Pickler):
@@ -257,34 +257,40 @@ def reply_budget(output_sizes: list[int], inputs: Any = None) -> int:
     return 2 * sum(output_sizes) + sent + REPLY_SLACK_BYTES
 
 
-def resolve_exchanged(value: Any, exchange: Exchange, *, budget: list[int] | None = None, depth: int = 0) -> Any:
+def resolve_exchanged(reply: Any, exchange: Exchange, *, budget: int = REPLY_SLACK_BYTES) -> Any:
     """Parent side: replace every tensor blob's exchange reference ("at": [offset, nbytes]) in a
-    reply by a private copy of those bytes ("data"), after bounds checks; at most `budget[0]`
-    bytes in all per reply (what the parent expects back, so a reply cannot make it allocate
-    more than a few times the outputs it asked for)."""
-    budget = [MAX_REPLY_TENSOR_BYTES] if budget is None else budget
-    if depth > 12:
-        raise MalformedOutput("reply nested too deeply")
-    if type(value) is dict:
-        if value.get("__tensor__") is True and "at" in value:
-            at = value.pop("at")
-            if not (type(at) is list and len(at) == 2 and all(type(x) is int and x >= 0 for x in at)):
-                raise MalformedOutput("a tensor's exchange reference is malformed")
-            offset, nbytes = at
-            if nbytes > budget[0]:
-                raise MalformedOutput("the reply's tensors exceed the message size limit")
-            budget[0] -= nbytes
-            try:
-                value["data"] = exchange.take(offset, nbytes) if nbytes else b""
-            except (ExchangeError, OSError, OverflowError) as exc:
-                raise MalformedOutput(str(exc)) from None
-            return value
-        for item in value.values():
-            resolve_exchanged(item, exchange, budget=budget, depth=depth + 1)
-    elif type(value) is list:
-        for item in value:
-            resolve_exchanged(item, exchange, budget=budget, depth=depth + 1)
-    return value
+    reply by a private copy of those bytes ("data"), after bounds checks; at most `budget` bytes
+    in all (what the parent expects back, so a reply cannot make it allocate more than a few
+    times the outputs it asked for)."""
+    remaining = budget
+
+    def walk(value: Any, depth: int) -> None:
+        nonlocal remaining
+        if depth > 12:
+            raise MalformedOutput("reply nested too deeply")
+        if type(value) is list:
+            for item in value:
+                walk(item, depth + 1)
+        if type(value) is not dict:
+            return
+        if value.get("__tensor__") is not True or "at" not in value:
+            for item in value.values():
+                walk(item, depth + 1)
+            return
+        at = value.pop("at")
+        if not (type(at) is list and len(at) == 2 and all(type(x) is int and x >= 0 for x in at)):
+            raise MalformedOutput("a tensor's exchange reference is malformed")
+        offset, nbytes = at
+        if nbytes > remaining:
+            raise MalformedOutput("the reply's tensors exceed what the call may bring back (its budget)")
+        remaining -= nbytes
+        try:
+            value["data"] = exchange.take(offset, nbytes) if nbytes else b""
+        except (ExchangeError, OSError, OverflowError) as exc:
+            raise MalformedOutput(str(exc)) from None
+
+    walk(reply, 0)
+    return reply
 
 
 class _PlainUnpickler(pickle.Unpickler):
@@ -349,17 +355,6 @@ def encode_tensor(t: torch.Tensor) -> dict[str, Any]:
     if CHILD_EXCHANGE is not None and span.numel():
         return {**meta, "at": [CHILD_EXCHANGE.put(span.numpy(), span.numel()), span.numel()]}
     return {**meta, "data": span.numpy().tobytes() if span.numel() else b""}
-
-
-def _span_bytes(t: torch.Tensor) -> torch.Tensor:
-    """The bytes of `t`'s storage from its first element to its last, on the host."""
-    if t.numel() == 0:
-        return torch.empty(0, dtype=torch.uint8)
-    itemsize = t.element_size()
-    last = t.storage_offset() + sum((size - 1) * step for size, step in zip(t.shape, t.stride(), strict=True))
-    whole = torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
-    span = whole[t.storage_offset() * itemsize : (last + 1) * itemsize]
-    return span if t.device.type == "cpu" else span.cpu()
 
 
 def tensor_items(value: Any, prefix: str = "") -> dict[str, torch.Tensor]:
@@ -460,8 +455,8 @@ def same_view(blob: Any, original: torch.Tensor) -> bool:
 
 
 def decode_input(blob: Any, device: str) -> Any:
-    """An input tensor as the candidate left it (devices without shared memory send it back by
-    value). Unlike an output it may be any view the harness handed over, dense or not."""
+    """An input tensor as the candidate left it. Unlike an output it may be any view the harness
+    handed over, dense or not."""
     if type(blob) is not dict or blob.get("__tensor__") is not True:
         raise MalformedOutput("an input came back as something other than a tensor")
     return decode_tensor(blob, device, views_ok=True)

@@ -318,7 +318,7 @@ def test_exchange_references_are_bounded_and_short_reads_refused(exchange):
     exchange.rewind()
     blob = wire.encode_value(torch.ones(1000))
     with pytest.raises(wire.MalformedOutput, match="budget|limit"):
-        wire.resolve_exchanged({"out": dict(blob)}, exchange, budget=[3999])
+        wire.resolve_exchanged({"out": dict(blob)}, exchange, budget=3999)
     for at in ([0, 1 << 40], [1 << 40, 4], [-1, 4], [0, "4"], [0]):
         with pytest.raises(wire.MalformedOutput):
             wire.resolve_exchanged({"out": {**blob, "at": at}}, exchange)

@@ -579,30 +579,28 @@ def _store(*, uploader, upload: ValidatedUpload, choices: UploadChoices) -> Subm
     return submission
 
 
-@transaction.atomic
 def merge_models(*, keep: LLMModel, duplicates: Iterable[LLMModel], user: AbstractBaseUser) -> int:
     """Staff: file every submission of the duplicates under `keep` and delete the duplicates (an upload that
     names a duplicate again is then asked whether it means `keep`). Returns how many submissions moved."""
-    if not user.is_staff:
-        raise Forbidden("only staff can merge models")
-    if not keep.reviewed:
-        raise Conflict(f"{keep} is not reviewed: merge duplicates into a reviewed model")
-    ids = [m.pk for m in duplicates if m.pk != keep.pk]
-    moved = Submission.objects.filter(model_id__in=ids).update(model=keep)
-    LLMModel.objects.filter(pk__in=ids).delete()
-    return moved
+    return _merge_into(keep=keep, duplicates=duplicates, user=user, field="model", noun="model")
+
+
+def merge_scaffolds(*, keep: Scaffold, duplicates: Iterable[Scaffold], user: AbstractBaseUser) -> int:
+    """Staff: file every submission of the duplicate scaffolds under the reviewed `keep` and delete them."""
+    return _merge_into(keep=keep, duplicates=duplicates, user=user, field="scaffold", noun="scaffold")
 
 
 @transaction.atomic
-def merge_scaffolds(*, keep: Scaffold, duplicates: Iterable[Scaffold], user: AbstractBaseUser) -> int:
-    """Staff: file every submission of the duplicate scaffolds under the reviewed `keep` and delete them."""
+def _merge_into(
+    *, keep: LLMModel | Scaffold, duplicates: Iterable, user: AbstractBaseUser, field: str, noun: str
+) -> int:
     if not user.is_staff:
-        raise Forbidden("only staff can merge scaffolds")
+        raise Forbidden(f"only staff can merge {noun}s")
     if not keep.reviewed:
-        raise Conflict(f"{keep} is not reviewed: merge duplicates into a reviewed scaffold")
-    ids = [s.pk for s in duplicates if s.pk != keep.pk]
-    moved = Submission.objects.filter(scaffold_id__in=ids).update(scaffold=keep)
-    Scaffold.objects.filter(pk__in=ids).delete()
+        raise Conflict(f"{keep} is not reviewed: merge duplicates into a reviewed {noun}")
+    ids = [d.pk for d in duplicates if d.pk != keep.pk]
+    moved = Submission.objects.filter(**{f"{field}_id__in": ids}).update(**{field: keep})
+    type(keep).objects.filter(pk__in=ids).delete()
     return moved
 
 

@@ -29,6 +29,13 @@ SETS_MAX = 200  # input sets per timed case: one per timed call (timing.measure)
 # its own from the seeds sent to it (nothing travels but the seeds), this one the same sets for
 # the baseline and for verifying the timed outputs it picks
 SETS_BYTES_MAX = 2 << 30
+SETS_MIN = 2
+
+
+def timed_reply_budget(n_sets: int, output_sizes: list[int]) -> int:
+    """What the reply to a timed case may bring back: the kept calls' outputs (a graph replay keeps
+    one per set, events keep timing.KEPT_EVENT_OUTPUTS of them), each within a call's budget."""
+    return n_sets * wire.reply_budget(output_sizes)
 
 
 def _geomean(values: list[float]) -> float | None:
@@ -63,7 +70,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
         set_bytes = sum(t.numel() * t.element_size() for t in tensor_items(first).values()) + sum(
             t.numel() * t.element_size() for t in tensor_items(ref0).values()
         )
-        n_sets = max(2, min(SETS_MAX, SETS_BYTES_MAX // max(1, set_bytes)))
+        n_sets = max(SETS_MIN, min(SETS_MAX, SETS_BYTES_MAX // max(1, set_bytes)))
         sets = [first] + [attempt.make_inputs(case, index, 100 + k) for k in range(1, n_sets)]
         # references only for the sets whose timed outputs come back to be verified (a handful of
         # up to SETS_MAX sets): some references are slow Python, and the rest would be computed for nothing
@@ -85,7 +92,7 @@ def time_attempt(attempt: Any, cases: list[dict[str, Any]], *, first_entry: int 
                 "clock": attempt.clock,
             }
         )
-        reply = child.receive(attempt.deadline, n_sets * wire.reply_budget(output_nbytes(ref0)))
+        reply = child.receive(attempt.deadline, timed_reply_budget(n_sets, output_nbytes(ref0)))
         mark = attempt.lap("timing_child_s", mark)
         if reply.get("type") == "error":
             kind = "compile_error" if reply.get("kind") == "compile_error" else "runtime_error"

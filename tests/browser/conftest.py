@@ -35,7 +35,9 @@ def pytest_collection_modifyitems(items):
                 )
 
 
-@pytest.fixture(scope="session")
+# per module, not per session: while Playwright's sync API is open its event loop runs in this thread, and a
+# later non-browser test on the same worker that calls asyncio.run() (the MCP client tests) would fail
+@pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
         pytest.skip("/usr/bin/chromium is not installed (apt-get install -y chromium)")

@@ -519,6 +519,8 @@ def operator_rows(*, source: str = "", q: str = "", sort: str = "id") -> tuple[l
         raise Invalid(f"unknown sort {sort[:40]!r}; sorts: {', '.join(OPERATOR_SORTS)}")
     if source and source not in OperatorSource.values:
         raise Invalid(f"unknown source {source[:40]!r}")
+    if "\x00" in q:  # no text column can hold it (PostgreSQL refuses the query outright)
+        raise Invalid("the search text contains a NUL character")
     operators = operator_list(source=source)
     if q:
         operators = operators.filter(Q(id__icontains=q) | Q(name__icontains=q) | Q(category__icontains=q))

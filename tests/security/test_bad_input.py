@@ -327,7 +327,7 @@ def test_upload_api_fields_of_the_wrong_type_are_a_400(world):
     ],
 )
 def test_public_api_query_parameters_of_the_wrong_type_never_500(world, query):
-    for url in ("/api/v1/leaderboard/", "/api/v1/submissions/", "/api/v1/reported/"):
+    for url in ("/api/v1/leaderboard/", "/api/v1/submissions/", "/api/v1/reported/", "/api/v1/operators/"):
         response = APIClient().get(f"{url}?{query}")
         assert response.status_code in (200, 400), (url, query, response.status_code)
     for url in ("/leaderboard/", "/leaderboard/multi-chip/", "/leaderboard/multi-source/", "/operators/"):

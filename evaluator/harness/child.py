@@ -186,6 +186,7 @@ class State:
         self.served = 0  # recorded reads served in this ghost call
         self.input_elements_read = 0  # input values the candidate read on the host this call
         self.value_storages: set[int] = set()  # the inputs' storages and copies or views of them
+        self.recorder: Any = None  # replay.Recorder while the call to be replayed elsewhere runs
 
     def reset(self, inputs: Any = None) -> None:
         self.calls = 0
@@ -458,6 +459,32 @@ def _patch_triton_launches() -> None:
                     self.pre_run_hooks = hooks
 
         cls.run = run
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        _patch_compiled_launcher()
+
+
+def _patch_compiled_launcher() -> None:
+    """While a call is recorded for the replayer, every compiled launch is noted (binary, grid,
+    arguments) as it goes to Triton's launcher."""
+    import inspect
+
+    from triton.compiler import compiler
+
+    launcher = inspect.getattr_static(compiler.CompiledKernel, "run")
+
+    def run(self: Any) -> Any:
+        real = launcher.fget(self)
+        if STATE.recorder is None:
+            return real
+
+        def recorded(grid_x: int, grid_y: int, grid_z: int, stream: Any, function: Any, *rest: Any) -> Any:
+            if STATE.recorder is not None:
+                STATE.recorder.launch(self, (grid_x, grid_y, grid_z), tuple(rest[4:]))
+            return real(grid_x, grid_y, grid_z, stream, function, *rest)
+
+        return recorded
+
+    compiler.CompiledKernel.run = property(run)
 
 
 def _make_trace_mode(*, always: bool = False) -> Any:
@@ -468,8 +495,8 @@ def _make_trace_mode(*, always: bool = False) -> Any:
 
     class Trace(TorchDispatchMode):
         def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            name = func.overloadpacket.__name__
             if (always or STATE.in_candidate) and not STATE.in_triton:
-                name = func.overloadpacket.__name__
                 launched_reads: list[Any] = []
                 if name not in ALLOWED_ATEN and len(STATE.trace) < 64:
                     where = " in a thread" if always else ""
@@ -483,6 +510,8 @@ def _make_trace_mode(*, always: bool = False) -> Any:
                 if launched_reads and not STATE.ghost:
                     _record(_flat_values(launched_reads[0]))
             result = func(*args, **(kwargs or {}))
+            if STATE.recorder is not None and not STATE.in_triton:
+                STATE.recorder.aten(func, args, kwargs, result, in_candidate=bool(always or STATE.in_candidate))
             if STATE.in_candidate and not STATE.in_triton and not name.startswith(VALUELESS_OPS):
                 # copies, views and conversions of inputs carry input values: reads of them count too
                 if any(_storage_of(t) in STATE.value_storages for t in _tensors_in(list(args))):
@@ -656,6 +685,9 @@ def serve(conn: Any, backend: Any) -> None:
         return wire.loads_from_parent(conn.recv_bytes())
 
     job = receive()
+    if job.get("type") == "replayer":
+        _serve_replays(job, backend, send, receive)
+        return
     if job.get("type") != "load":
         return
     spec = specs.load(tuple(job["locator"]))
@@ -702,6 +734,10 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
     kind = msg.get("type")
     if kind == "bye":
         return False
+    if kind == "record":
+        reply = _record_call(msg, candidate, backend, spec, trace_mode)
+        send(reply)
+        return reply.get("type") != "error"
     if kind == "time":
         from evaluator.harness import timing
 
@@ -756,6 +792,54 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
     }
     send(reply)
     return True
+
+
+def _record_call(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_mode: Any) -> dict[str, Any]:
+    """One warm-up call (compiling, autotuning), then one call recorded for the replayer, on
+    input sets drawn from the parent's seeds."""
+    import torch
+    from triton.compiler.compiler import make_backend
+    from triton.runtime import driver
+
+    from evaluator.harness import replay
+    from operators.spec import Rng
+
+    try:
+        warm, recorded = (spec.make_inputs(msg["case"], Rng(int(seed), backend.device_type)) for seed in msg["seeds"])
+        binary_ext = str(make_backend(driver.active.get_current_target()).binary_ext)
+        with torch.no_grad(), candidate.registered(), trace_mode:
+            STATE.reset(warm)
+            spec.invoke(candidate.impl(), warm)
+            backend.synchronize()
+            STATE.reset(recorded)
+            STATE.recorder = replay.Recorder(
+                recorded, top_level_op=spec.name if spec.source == "aten" else None, binary_ext=binary_ext
+            )
+            try:
+                out = spec.invoke(candidate.impl(), recorded)
+                backend.synchronize()
+            finally:
+                recorder, STATE.recorder = STATE.recorder, None
+    except BaseException as exc:  # the candidate failed while being recorded
+        return _error_reply(_classify(exc), exc)
+    try:
+        return {"type": "recording", "recording": recorder.finish(out)}
+    except replay.NotReplayable as exc:
+        return {"type": "unreplayable", "message": str(exc)[:500]}
+
+
+def _serve_replays(job: dict[str, Any], backend: Any, send: Any, receive: Any) -> None:
+    """The replayer: never loads a solution; times recorded programs (replay.serve) until bye."""
+    from evaluator.harness import replay, specs
+
+    spec = specs.load(tuple(job["locator"]))
+    loaded: dict[str, Any] = {}
+    while True:
+        msg = receive()
+        if msg.get("type") != "replay":
+            return
+        send(replay.serve(msg, spec=spec, backend=backend, workdir=os.getcwd(), loaded=loaded))
+        del msg
 
 
 def _preload_catalog() -> None:

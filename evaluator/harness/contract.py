@@ -219,6 +219,7 @@ class CaseTiming(_Document):
     floor_us: float | None = _key(_non_negative)
     sol_pct: float | None = _key(_non_negative)
     warm_s: float | None = _key(_non_negative)
+    measured_by: str | None = _key(_str)  # "replay" (replay.py) or "candidate_process"
     note: str | None = _key(_str)
     extra: Mapping[str, Any] = _extra()
     key_order: tuple[str, ...] = _key_order()
@@ -236,6 +237,7 @@ class Timing(_Document):
     baseline_kind: str | None = _key(_str)
     speedup: float | None = _key(_non_negative)
     method: str | None = _key(_str)
+    measured_by: str | None = _key(_str)  # "replay" when every case was, else "candidate_process"
     extra: Mapping[str, Any] = _extra()
     key_order: tuple[str, ...] = _key_order()
 

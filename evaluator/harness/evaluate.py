@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from evaluator.harness import hidden, policy, timed, wire
+from evaluator.harness import hidden, policy, replay, timed, wire
 from evaluator.harness.backends import Backend, Peaks
 from evaluator.harness.gate import DeviceGate
 from evaluator.harness.judging import (
@@ -99,12 +99,44 @@ class Attempt:
             "timed_s": 0.0,
         }
         self.child: Child | None = None
+        self.replayer_child: Child | None = None  # times recorded launches (replay.py); never loads the solution
         self.deadline = 0.0
         self.hidden_phase = False  # checking hidden cases in their own child
         self.started = 0.0
         self.public_clock: tuple[float, dict[str, float]] | None = None  # duration and profile before hidden cases
 
     # ---- helpers -----------------------------------------------------------
+    @contextlib.contextmanager
+    def replayer(self) -> Iterator[Child | None]:
+        """A fresh pool process serving as this attempt's replayer while the timed cases run (None
+        where the backend cannot replay launches); its isolation counts like the candidate's."""
+        if not (self.config.replay_timing and replay.replay_supported(self.backend)):
+            yield None
+            return
+        acquire_started = time.monotonic()
+        child = self.replayer_child = self.pool.acquire()
+        self.profile["acquire_s"] += time.monotonic() - acquire_started
+        self.private_paths.append(child.workdir)
+        if not child.isolation.get("complete"):
+            self.result["environment"]["isolation"]["complete"] = False
+        try:
+            child.send({"type": "replayer", "locator": list(self.locator)}, self.deadline)
+            yield child
+        finally:
+            self.replayer_child = None
+            send_bye(child)
+            self.pool.release(child)
+
+    def replayer_alive(self) -> bool:
+        return self.replayer_child is not None
+
+    def replayer_lost(self, why: BaseException) -> None:
+        """The replayer died or answered out of protocol (a kernel that faults there, say): the
+        remaining cases are timed in the candidate process."""
+        if self.replayer_child is not None:
+            self.replayer_child.kill()
+        self.replayer_child = None
+
     @contextlib.contextmanager
     def phase(self, name: str) -> Iterator[None]:
         started = time.monotonic()

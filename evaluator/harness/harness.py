@@ -49,6 +49,10 @@ class HarnessConfig:
     flush: str = "write"
     clock: str = "events"
     secrets: tuple[str, ...] = ()
+    # timed cases replayed from recorded launches in a process that never runs candidate code
+    # (replay.py) where the backend can; False times every case in the candidate's own process
+    # (bench/harness_replay.py compares the two; such timings are never ranked)
+    replay_timing: bool = True
     # stop checking a tier once this many of its cases failed (0: check them all); the result
     # says how many were not run (`cases_skipped`)
     fail_fast_after: int = 0

@@ -254,6 +254,12 @@ def _timing_problems(*, job: EvaluationJob, result: Result, timed: list[CaseEntr
         return [f"timing reported on the untimed {job.tier} tier"]
     if not _results.is_ranked_protocol(result.environment.to_dict()):
         problems.append("timed under another protocol than the ranked one")
+    # a timing the candidate's own process measured is shown, never ranked: only the replayer's
+    # (a process that never ran candidate code) is a measurement from outside
+    if (timing is not None and timing.measured_by != "replay") or any(
+        entry.timing.measured_by != "replay" for entry in case_timings
+    ):
+        problems.append("timed in the candidate's own process, not by the launch replay (timing.measured_by)")
     if timing is not None:
         if not _finite_positive(timing.speedup):
             problems.append(f"timing.speedup must be a finite positive number, got {timing.speedup!r}")

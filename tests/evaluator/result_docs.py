@@ -30,6 +30,7 @@ def honest_timing(operator: str = OPERATOR, peaks: Peaks = FACTORY_PEAKS) -> lis
                 "speedup": SPEEDUP,
                 "floor_us": floor_us,
                 "sol_pct": SOL_PCT if floor_us else None,
+                "measured_by": "replay",
             }
         )
     return timings
@@ -51,6 +52,7 @@ def honest_result(operator: str = OPERATOR, tier: str = "full", *, timed: bool =
         median = math.exp(sum(math.log(t["candidate_median_us"]) for t in timings) / len(timings))
         timing = {"speedup": SPEEDUP, "candidate_median_us": median, "baseline_median_us": median * SPEEDUP}
         timing["method"] = "events"
+        timing["measured_by"] = "replay"
     result = {
         "schema": "kgb.result/1",
         "verdict": "correct",

@@ -46,6 +46,9 @@ class Backend:
     autograd_key: str = ""  # the matching Autograd key, so CompositeImplicitAutograd ops reach the candidate
     interpreter: bool = False  # Triton runs through its CPU interpreter (no timing, bf16 casts truncate)
     supports_timing: bool = False
+    # Triton's compiled launches can be recorded in the candidate process and replayed from their
+    # binaries in another (replay.py): timing never runs where candidate code runs
+    replays_launches: bool = False
     # torch.<device module> calls a solution may make (extends the upstream ALLOWED_TORCH_API list)
     allowed_torch_api: tuple[str, ...] = ()
     # device-specific attributes a solution may not touch (graph capture, stream tricks)

@@ -35,6 +35,7 @@ class CudaBackend(Backend):
     dispatch_key = "CUDA"
     autograd_key = "AutogradCUDA"
     interpreter = False
+    replays_launches = True
     supports_timing = True
     env_allowlist = (
         "CUDA_VISIBLE_DEVICES",

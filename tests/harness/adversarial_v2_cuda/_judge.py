@@ -12,10 +12,13 @@ from evaluator.harness import Harness
 from tests.harness import specs
 
 MAX_SPEEDUP = 1.5  # an add is memory bound: no honest kernel beats torch.add's bandwidth by more
+PLAUSIBLE_SPEEDUP = 1.2  # a forgery kept above the physics floor: an honest add is within this of torch.add
 TIMEOUT_S = 120.0
 # file -> (must the verdict be "not correct" whatever the timing?, speedup bound if correct, max duration)
 EXPECT = {
     "forged_timing_samples.py": (False, MAX_SPEEDUP, None),
+    "forged_timing_plausible.py": (False, PLAUSIBLE_SPEEDUP, None),
+    "replay_program_forged.py": (False, PLAUSIBLE_SPEEDUP, None),
     "graph_capture_side_stream.py": (False, MAX_SPEEDUP, None),
     "memo_input_identity.py": (False, MAX_SPEEDUP, None),
     "stale_after_warmup.py": (False, MAX_SPEEDUP, None),
@@ -39,8 +42,14 @@ def check(name: str, source: str, *, world_secrets: list[str]) -> None:
         if must_fail:
             assert result["verdict"] != "correct", (name, static, result["reason"][:300])
         elif result["verdict"] == "correct":
-            speedup = (result.get("timing") or {}).get("speedup")
-            assert speedup is not None and speedup <= max_speedup, (name, static, speedup)
+            # ranked only when the launch replay measured it; a timing of the candidate's own
+            # process is shown, never ranked (evaluator/services/result_checks.py)
+            timing = result.get("timing") or {}
+            measured_by = timing.get("measured_by")
+            assert measured_by in ("replay", "candidate_process"), (name, static, measured_by)
+            if measured_by == "replay":
+                speedup = timing.get("speedup")
+                assert speedup is not None and speedup <= max_speedup, (name, static, speedup)
         if max_duration is not None:
             assert result["verdict"] == "timeout", (name, result["verdict"])
             assert elapsed <= max_duration + 60, f"{name}: the attempt took {elapsed:.0f} s for a {timeout:g} s limit"

@@ -35,6 +35,7 @@ import resource
 import signal
 import struct
 import sys
+import time
 from typing import Any
 
 CLONE_NEWNS = 0x00020000
@@ -79,6 +80,7 @@ HIDDEN = ("/run", "/var/run", "/sys/fs/cgroup", "/dev/pts")
 TMPFS_BYTES = 4 << 30  # per private tmpfs; memory-backed, so the memory limit bounds it too
 
 PR_SET_PDEATHSIG = 1
+ORPHAN_POLL_S = 0.2  # how often the outer process checks that the harness that started it lives
 PR_SET_DUMPABLE = 4
 PR_SET_SECCOMP = 22
 PR_SET_NO_NEW_PRIVS = 38
@@ -466,6 +468,7 @@ def _enter_namespaces(libc: ctypes.CDLL, keep_fds: set[int], spec: SandboxSpec) 
     """Unshare, then fork: the parent of the fork only waits and mirrors the exit; the fork, pid 1
     of the new pid namespace, returns and becomes the candidate process."""
     _check(libc.unshare(NAMESPACE_FLAGS), "unshare(mount, pid, net, ipc, uts)")
+    trusted = os.getppid()
     pid = os.fork()
     if pid:
         # the outer process holds nothing: the channel must close when pid 1 dies
@@ -473,9 +476,17 @@ def _enter_namespaces(libc: ctypes.CDLL, keep_fds: set[int], spec: SandboxSpec) 
         os.closerange(0, 3)
         while True:
             try:
-                _, status = os.waitpid(pid, 0)
+                done, status = os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 os._exit(1)
+            if not done:
+                # the harness that started this process died (killed with SIGKILL, say): the
+                # candidate's namespace must not outlive it. A parent-death signal would not do:
+                # it follows the thread that started the process, and pool threads come and go
+                if os.getppid() != trusted:
+                    os.kill(pid, signal.SIGKILL)
+                time.sleep(ORPHAN_POLL_S)
+                continue
             if os.WIFEXITED(status):
                 os._exit(os.WEXITSTATUS(status))
             if os.WIFSIGNALED(status):

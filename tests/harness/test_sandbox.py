@@ -190,3 +190,82 @@ def test_seal_refuses_unix_sockets_on_every_thread_and_is_checked_from_outside(s
     finally:
         proc.kill()
         proc.wait()
+
+
+ORPHAN_CANDIDATE = '''
+import subprocess
+import sys
+import time
+
+
+def add_Tensor(self, other, *, alpha=1):
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "MARKER"], start_new_session=True)
+    while True:
+        time.sleep(0.01)
+'''
+
+ORPHAN_RUNNER = """
+import sys
+from evaluator.harness import Harness
+from tests.harness.specs_tiny import ADD_ONE_CASE
+
+with Harness(device=sys.argv[1], static_policy=False) as harness:
+    harness.evaluate(ADD_ONE_CASE, open(sys.argv[2]).read(), tier="smoke", timeout_s=600)
+"""
+
+
+def test_nothing_of_the_attempt_outlives_a_killed_harness(tmp_path):
+    """The harness process killed with SIGKILL (no cleanup runs) mid-attempt: the candidate, and
+    the daemon it started in its namespace, end with it instead of running on unowned."""
+    import signal
+    import subprocess
+
+    marker = f"kgb-orphan-{secrets.token_hex(6)}"
+    solution = tmp_path / "orphan.py"
+    solution.write_text(ORPHAN_CANDIDATE.replace("MARKER", marker))
+    runner = subprocess.Popen(
+        [sys.executable, "-c", ORPHAN_RUNNER, TEST_DEVICE, str(solution)], cwd=REPO_ROOT, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not _processes_with(marker) and time.monotonic() < deadline:
+            assert runner.poll() is None, "the harness ended before the candidate spun"
+            time.sleep(0.2)
+        assert _processes_with(marker), "the candidate never started its daemon"
+        attempt = _descendants(runner.pid)  # the pool's processes, the candidate and its daemon
+    finally:
+        os.kill(runner.pid, signal.SIGKILL)
+        runner.wait()
+    deadline = time.monotonic() + 5
+    while _alive(attempt) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = _alive(attempt)
+    for pid in left:  # do not leave them to the rest of the suite either way
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "the attempt's processes outlived the killed harness"
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            with open(f"/proc/{current}/task/{current}/children", encoding="utf-8") as handle:
+                children = [int(c) for c in handle.read().split()]
+        except OSError:
+            children = []
+        found += children
+        todo += children
+    return found
+
+
+def _alive(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+                if handle.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    alive.append(pid)
+        except OSError:
+            continue
+    return alive

@@ -44,5 +44,5 @@ found["ptrace_attach_1"] = [libc.ptrace(16, 1, 0, 0), ctypes.get_errno()]
 found["mount_tmpfs"] = [libc.mount(b"tmpfs", b"/mnt", b"tmpfs", 0, None), ctypes.get_errno()]
 attempt("setuid_0", lambda: os.setuid(0))
 # a daemon that leaves the session and process group; it must not outlive the attempt
-subprocess.Popen([sys.executable, "-c", "import os,time; os.setsid(); time.sleep(600)", "MARKER"], start_new_session=True)
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "MARKER"], start_new_session=True)  # its own session already
 raise RuntimeError("PROBE" + json.dumps(found) + "EBORP")

@@ -29,7 +29,7 @@ from evaluator.harness.contract import (
     ResultsBundle,
 )
 from evaluator.harness.evaluate import HarnessError
-from evaluator.harness.harness import TIMED_TIERS, Harness, HarnessConfig
+from evaluator.harness.harness import TIMED_TIERS, Harness, HarnessConfig, PendingResult
 
 
 class BundleError(ContractError):
@@ -90,31 +90,40 @@ def run_bundle(
         finished: dict[int, ResultItem] = {}  # by job number, filled as workers finish
         finished_lock = threading.Lock()
 
-        def one(number: int, entry: Any) -> ResultItem:
-            job_id = entry.get("job_id") if isinstance(entry, dict) else None
-            job_id = job_id if isinstance(job_id, str) and job_id else f"#{number}"
+        def failed(entry: Any, exc: BaseException) -> Result:
+            if isinstance(exc, (KeyError, HarnessError, ValueError)):  # ContractError too: a result off the contract
+                return _bundle_error(entry, f"{type(exc).__name__}: {exc}", environment)
+            # a harness failure on one job must not lose the others
+            return _bundle_error(entry, f"harness failure: {type(exc).__name__}: {exc}", environment)
+
+        def public(number: int, entry: Any) -> PendingResult | Result:
             try:
                 job = Job.from_dict(entry, "job")
             except ContractError as exc:
-                result = _bundle_error(entry, str(exc), environment)
-            else:
+                return _bundle_error(entry, str(exc), environment)
+            try:
+                return harness.evaluate_public(
+                    job.operator,
+                    job.solution.source,
+                    tier=job.tier,
+                    seed=job.seed,
+                    secret_seed=job.secret_seed,
+                    timeout_s=float(job.timeout_s),
+                    file_name=job.solution.file_name or None,
+                    hidden_cases=[dict(case) for case in job.hidden_cases] if job.hidden_cases else None,
+                )
+            except Exception as exc:
+                return failed(entry, exc)
+
+        def complete(number: int, entry: Any, started: PendingResult | Result) -> ResultItem:
+            job_id = entry.get("job_id") if isinstance(entry, dict) else None
+            job_id = job_id if isinstance(job_id, str) and job_id else f"#{number}"
+            result = started
+            if not isinstance(started, Result):
                 try:
-                    result = Result.from_dict(
-                        harness.evaluate(
-                            job.operator,
-                            job.solution.source,
-                            tier=job.tier,
-                            seed=job.seed,
-                            secret_seed=job.secret_seed,
-                            timeout_s=float(job.timeout_s),
-                            file_name=job.solution.file_name or None,
-                            hidden_cases=[dict(case) for case in job.hidden_cases] if job.hidden_cases else None,
-                        )
-                    )
-                except (KeyError, HarnessError, ValueError) as exc:  # ContractError too: a result off the contract
-                    result = _bundle_error(entry, f"{type(exc).__name__}: {exc}", environment)
-                except Exception as exc:  # a harness failure on one job must not lose the others
-                    result = _bundle_error(entry, f"harness failure: {type(exc).__name__}: {exc}", environment)
+                    result = Result.from_dict(started.complete())
+                except Exception as exc:
+                    result = failed(entry, exc)
             item = ResultItem(job_id=job_id, result=result)
             with finished_lock:
                 finished[number] = item
@@ -128,13 +137,18 @@ def run_bundle(
                     )
             return item
 
-        # with several workers, attempts check side by side and take the device alone to time
-        # (harness.gate); results keep the bundle's job order either way
+        # every job's public run first, then the held-out cases: a held-out phase is never followed
+        # by another job's public run, whose candidate could otherwise time it (a hidden shape's
+        # size told by how long a candidate spun on it). With several workers, attempts check side
+        # by side and take the device alone to time (harness.gate); results keep the job order.
+        numbers = range(1, len(job_list) + 1)
         if workers > 1:
             with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as executor:
-                results = list(executor.map(one, range(1, len(job_list) + 1), job_list))
+                started = list(executor.map(public, numbers, job_list))
+                results = list(executor.map(complete, numbers, job_list, started))
         else:
-            results = [one(number, job) for number, job in enumerate(job_list, 1)]
+            started = [public(number, job) for number, job in zip(numbers, job_list, strict=True)]
+            results = [complete(n, job, s) for n, job, s in zip(numbers, job_list, started, strict=True)]
     return _document(harness.chip, environment, results, signing_key)
 
 

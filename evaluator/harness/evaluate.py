@@ -214,13 +214,39 @@ class Attempt:
 
     # ---- the attempt ---------------------------------------------------------
     def run(self) -> dict[str, Any]:
+        self.run_public()
+        return self.run_hidden()
+
+    def run_public(self) -> dict[str, Any]:
+        """Everything but the held-out cases: the result as far as it is published."""
         self.started = time.monotonic()
         try:
             return self._run()
         finally:
-            duration, profile = self.public_clock or (time.monotonic() - self.started, self.profile)
-            self.result["duration_s"] = round(duration, 3)
-            self.result["profile"] = {k: round(v, 4) for k, v in profile.items()}
+            self.public_clock = (time.monotonic() - self.started, dict(self.profile))
+            self._stamp()
+
+    def run_hidden(self) -> dict[str, Any]:
+        """The held-out cases, when there are any and the public run was correct: in a fresh child,
+        with what was left of the attempt's time limit. Callers may run it later (a bundle runs
+        every job's public run first), so no candidate can time another's held-out phase."""
+        if not self.hidden_cases or self.result["verdict"] != "correct":
+            return self.result
+        assert self.public_clock is not None
+        self.deadline = time.monotonic() + max(0.0, self.timeout_s - self.public_clock[0])
+        try:
+            # a fresh child that never saw the public run, and whose only published output is
+            # pass/fail per hidden case: nothing it says after seeing hidden inputs reaches the result,
+            # nor how long it took (the candidate could spin for as long as a hidden shape is large)
+            self._in_fresh_child(self._run_hidden, publish_output=False)
+        finally:
+            self._stamp()
+        return self.result
+
+    def _stamp(self) -> None:
+        duration, profile = self.public_clock or (time.monotonic() - self.started, self.profile)
+        self.result["duration_s"] = round(duration, 3)
+        self.result["profile"] = {k: round(v, 4) for k, v in profile.items()}
 
     def tier_cases(self, tier: str) -> list[dict[str, Any]]:
         """The tier's cases, or an evenly spaced deterministic sample of `max_cases` of them (recorded
@@ -250,12 +276,6 @@ class Attempt:
 
         self.deadline = time.monotonic() + self.timeout_s
         self._in_fresh_child(lambda: self._run_in_child(cases), publish_output=True)
-        if self.hidden_cases and self.result["verdict"] == "correct":
-            # a fresh child that never saw the public run, and whose only published output is
-            # pass/fail per hidden case: nothing it says after seeing hidden inputs reaches the result,
-            # nor how long it took (the candidate could spin for as long as a hidden shape is large)
-            self.public_clock = (time.monotonic() - self.started, dict(self.profile))
-            self._in_fresh_child(self._run_hidden, publish_output=False)
         return self.result
 
     def _in_fresh_child(self, body: Any, *, publish_output: bool) -> dict[str, Any]:

@@ -159,6 +159,32 @@ class Harness:
         the harness itself cannot reach a verdict (unknown operator, empty tier, device missing,
         malformed hidden cases). `hidden_cases` (held-out runs, `full` tier only) are checked in a
         child of their own after the public run and never described (evaluator/harness/hidden.py)."""
+        return self.evaluate_public(
+            operator_id,
+            solution_source,
+            tier=tier,
+            seed=seed,
+            secret_seed=secret_seed,
+            timeout_s=timeout_s,
+            file_name=file_name,
+            hidden_cases=hidden_cases,
+        ).complete()
+
+    def evaluate_public(
+        self,
+        operator_id: str | OperatorSpec,
+        solution_source: str,
+        *,
+        tier: str | None = None,
+        seed: int | None = None,
+        secret_seed: bool = False,
+        timeout_s: float = 300,
+        file_name: str | None = None,
+        hidden_cases: list[dict[str, Any]] | None = None,
+    ) -> PendingResult:
+        """`evaluate` in two steps: the public run now, the held-out cases when `complete()` is
+        called, which may be after other attempts' public runs (run_bundle does so: a candidate
+        that reads a clock then learns nothing from how long another's held-out phase took)."""
         spec, locator = resolve(operator_id)
         tier = tier or default_tier(self.backend.device_type)
         if tier not in TIERS:
@@ -178,8 +204,24 @@ class Harness:
             hidden_cases=tuple(hidden.HiddenCase(case) for case in hidden_cases or ()),
         )
         attempt = Attempt(spec=spec, locator=locator, source=solution_source, request=request, harness=self)
-        result = attempt.run()
+        attempt.run_public()
+        return PendingResult(attempt, secrets=(*self.config.secrets, *([str(attempt.base_seed)] if secret_seed else ())))
+
+
+class PendingResult:
+    """An attempt whose public run is done; `complete()` runs its held-out cases (if any) and
+    returns the result document, redacted and scrubbed. Nothing of it is published before."""
+
+    def __init__(self, attempt: Attempt, *, secrets: tuple[str, ...]) -> None:
+        self._attempt = attempt
+        self._secrets = secrets
+        self._result: dict[str, Any] | None = None
+
+    def complete(self) -> dict[str, Any]:
+        if self._result is not None:
+            return self._result
+        attempt = self._attempt
+        result = self._result = attempt.run_hidden()
         hidden.redact(result)
-        secrets = [*secret_strings(), *self.config.secrets] + ([str(attempt.base_seed)] if secret_seed else [])
-        scrub_result(result, secrets=secrets, paths=attempt.private_paths)
+        scrub_result(result, secrets=[*secret_strings(), *self._secrets], paths=attempt.private_paths)
         return result

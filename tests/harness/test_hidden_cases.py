@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import pytest
 
@@ -105,6 +106,7 @@ class RecordingHarness:
     """Stands in for Harness in the bundle runner and the runner worker: records each evaluate call."""
 
     calls: list[dict] = []
+    phases: list[tuple[str, bool]] = []
 
     def __init__(self, *args, **kwargs) -> None:
         self.environment = {"harness_version": "test"}
@@ -120,6 +122,18 @@ class RecordingHarness:
     def evaluate(self, operator_id: str, source: str, **kwargs) -> dict:
         self.calls.append(kwargs)
         return {"operator": operator_id, "verdict": "correct", "duration_s": 0.0}
+
+    def evaluate_public(self, operator_id: str, source: str, **kwargs) -> Any:
+        self.calls.append(kwargs)
+        self.phases.append(("public", kwargs["hidden_cases"] is not None))
+        harness = self
+
+        class Pending:
+            def complete(self) -> dict:
+                harness.phases.append(("complete", kwargs["hidden_cases"] is not None))
+                return {"operator": operator_id, "verdict": "correct", "duration_s": 0.0}
+
+        return Pending()
 
 
 def job(job_id: str, **extra) -> dict:
@@ -150,6 +164,22 @@ def test_bundle_jobs_hand_their_hidden_cases_to_the_harness(monkeypatch):
     assert [call["hidden_cases"] for call in RecordingHarness.calls] == [[HIDDEN], None]
     malformed = results["results"][2]["result"]
     assert malformed["verdict"] == "runtime_error" and "hidden_cases must be a list" in malformed["reason"]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_bundle_runs_every_public_phase_before_any_held_out_one(monkeypatch, workers):
+    """A held-out phase followed by another job's public run would let that job's candidate time
+    it (how long a candidate spun on a hidden shape): every job's public run comes first."""
+    monkeypatch.setattr(bundle, "Harness", RecordingHarness)
+    monkeypatch.setattr(RecordingHarness, "calls", [])
+    monkeypatch.setattr(RecordingHarness, "phases", [])
+    jobs = [job("a", hidden_cases=[HIDDEN]), job("b"), job("c", hidden_cases=[HIDDEN])]
+    results = bundle.run_bundle(
+        {"schema": JOBS_SCHEMA, "chip": "cpu", "jobs": jobs}, config=HarnessConfig(device="cpu"), workers=workers
+    )
+    assert [r["result"]["verdict"] for r in results["results"]] == ["correct"] * 3
+    kinds = [kind for kind, _ in RecordingHarness.phases]
+    assert kinds == ["public"] * 3 + ["complete"] * 3, RecordingHarness.phases
 
 
 def test_the_runner_worker_hands_the_claimed_hidden_cases_to_the_harness(monkeypatch):

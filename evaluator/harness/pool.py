@@ -505,6 +505,8 @@ class Child:
             raise ChildGone(self.exit_reason("the candidate process closed its channel")) from None
         try:
             msg = wire.loads_from_child(data)
+        except wire.MalformedOutput as exc:
+            raise ChildGone(f"the candidate process sent an unreadable reply ({exc})") from None
         except Exception as exc:
             raise ChildGone(f"the candidate process sent an unreadable reply ({type(exc).__name__})") from None
         if type(msg) is not dict:

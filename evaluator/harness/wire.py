@@ -300,8 +300,40 @@ class _PlainUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"refused global {module}.{name} from the candidate process")
 
 
+MAX_REPLY_NODES = 1 << 20  # containers and values in one reply (a kept output's metadata is a few dozen)
+MAX_REPLY_DEPTH = 48
+
+
 def loads_from_child(data: bytes) -> Any:
-    return _PlainUnpickler(io.BytesIO(data)).load()
+    """A reply as plain containers, checked to be a tree: a pickle can share one container many
+    times (a few hundred bytes that walk as 60^10 nodes) or nest it deeper than any recursive
+    walk over it may go; both are refused here, before anything walks it."""
+    value = _PlainUnpickler(io.BytesIO(data)).load()
+    check_tree(value)
+    return value
+
+
+def check_tree(value: Any) -> None:
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    nodes = 0
+    while stack:
+        item, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_REPLY_NODES:
+            raise MalformedOutput(f"a reply of more than {MAX_REPLY_NODES} values")
+        kind = type(item)
+        if kind not in (dict, list, tuple):
+            continue
+        if depth >= MAX_REPLY_DEPTH:
+            raise MalformedOutput(f"a reply nested deeper than {MAX_REPLY_DEPTH}")
+        if not item:
+            continue  # empty containers are shared freely (the empty tuple is one object)
+        if id(item) in seen:
+            raise MalformedOutput("a reply that repeats one container (not a tree)")
+        seen.add(id(item))
+        children = item.values() if kind is dict else item
+        stack.extend((child, depth + 1) for child in children)
 
 
 # ---- child side: encode values into plain containers ----

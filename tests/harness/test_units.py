@@ -92,6 +92,26 @@ def test_wire_refuses_code_in_child_pickles():
     assert wire.loads_from_child(pickle.dumps({"a": [1, 2.0, 3j, b"x"]})) == {"a": [1, 2.0, 3j, b"x"]}
 
 
+def test_wire_refuses_replies_that_are_not_trees():
+    """A few hundred bytes of pickle that share one list sixty times per level walk as 60^10
+    nodes; a tuple nested 200,000 deep overflows any recursive walk: both refused at once."""
+    import pickle
+    import time
+
+    node: object = ["leaf"]
+    for _ in range(10):
+        node = [node] * 60
+    # a list nested 200,000 deep, written opcode by opcode (pickle.dumps itself would recurse)
+    deep = b"\x80\x04" + b"]" * 200_000 + b"a" * 199_999 + b"."
+    started = time.monotonic()
+    for data in (pickle.dumps({"type": "result", "output": node}, protocol=pickle.HIGHEST_PROTOCOL), deep):
+        with pytest.raises(wire.MalformedOutput):
+            wire.loads_from_child(data)
+    assert time.monotonic() - started < 5
+    plain = {"type": "result", "output": [(), (), {"a": [1, 2]}], "trace": []}
+    assert wire.loads_from_child(pickle.dumps(plain)) == plain
+
+
 def test_wire_rejects_out_of_bounds_metadata():
     blob = wire.encode_tensor(torch.zeros(4))
     blob["shape"] = [100]

@@ -401,6 +401,12 @@ for _names, _why in (
         "frames, code objects and class hierarchies reach the interpreter's internals",
     ),
     (
+        # every Triton callable (triton.cdiv, a @triton.jit kernel) hands out a module's globals
+        # this way, and a globals dict is __builtins__ and __import__ by a computed key
+        ("get_capture_scope", "used_global_vals", "device_caches", "kernel_cache", "metadata_group", "_unsafe_update_src"),
+        "Triton's compiler state (a kernel's globals, caches and binaries) is not available to solutions",
+    ),
+    (
         (
             "os",
             "sys",
@@ -620,6 +626,14 @@ class _ScopeBuilder:
             scope.bound.add(node.rest)
         for child in ast.iter_child_nodes(node):
             self.walk(child, scope)
+
+    def is_call_local(self, node: ast.Name) -> bool:
+        """Whether the name is bound in the function (or comprehension) it is used in: what it
+        names then lives no longer than the call (unless the call was handed it)."""
+        scope = self.scope_of.get(id(node), self.module)
+        while scope.kind == "comprehension" and node.id not in scope.bound and scope.parent is not None:
+            scope = scope.parent
+        return scope.kind in ("function", "comprehension") and node.id in scope.bound
 
     def is_builtin(self, node: ast.Name) -> bool:
         """Whether the (loaded) name resolves to a builtin, by Python's scoping rules."""
@@ -866,6 +880,10 @@ class _Checker(ast.NodeVisitor):
         if self.is_refused_builtin(name):
             why = BUILTIN_REASONS.get(name, "it is not among the builtins solutions may use")
             self.flag(node, f"{name}(): the builtin {name} is not allowed: {why}")
+        elif name not in ALLOWED_BUILTINS:
+            # bound nowhere in the source, yet maybe at run time: Triton's interpreter copies its
+            # own module's globals (inspect, numpy, ...) into a kernel's module when it first runs it
+            self.flag(node, f"the name {name!r} is never bound in the solution and is not an allowed builtin")
 
     # -- attributes ------------------------------------------------------------------------------------
     def chain(self, node: ast.Attribute) -> tuple[ast.AST, list[ast.Attribute]]:
@@ -1015,12 +1033,41 @@ class _Checker(ast.NodeVisitor):
             where = f"{self.stack[-1]}-level"
             self.flag(node, f"{where} mutable state (a cache across calls) is not allowed")
 
+    def check_outliving_write(self, node: ast.AST, targets: list[ast.AST]) -> None:
+        """Inside a function, no writing into an attribute or item of something that outlives the
+        call (a function, a class, a module-level object, a closure's variable): `f.calls = {}` is
+        state across calls as much as a module-level cache, and tells the ghost replay apart."""
+        if self.stack[-1] != "function":
+            return
+        for target in targets:
+            for sub in ast.walk(target) if isinstance(target, (ast.Tuple, ast.List)) else [target]:
+                base = sub
+                while isinstance(base, (ast.Attribute, ast.Subscript, ast.Starred)):
+                    base = base.value
+                if base is sub or not isinstance(base, ast.Name) or self.scopes.is_call_local(base):
+                    continue
+                self.flag(
+                    sub,
+                    f"{self.snippet(sub)}: writing into {base.id!r}, which outlives the call, "
+                    "keeps state across calls (not allowed)",
+                )
+
     def visit_Assign(self, node: ast.Assign) -> None:
         self.check_state(node, node.targets, node.value)
+        self.check_outliving_write(node, node.targets)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.check_outliving_write(node, [node.target])
+        self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        self.check_outliving_write(node, node.targets)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.check_state(node, [node.target], node.value)
+        self.check_outliving_write(node, [node.target])
         self.check_annotation(node.annotation)
         self.generic_visit(node)
 

@@ -204,6 +204,33 @@ BYPASSES = {
         "import triton.language as tl\nt = tl.extra.cuda.utils.globaltimer",
         "triton.language.extra.cuda.utils",
     ),
+    # names Triton's interpreter copies into the kernel's module at its first launch (outside red team)
+    "interpreter_injected_name": ("def f(x):\n    return inspect.getmembers(x)", "'inspect' is never bound"),
+    "interpreter_injected_numpy": ("def f(x):\n    return np.asarray(x)", "'np' is never bound"),
+    "capture_scope_of_triton_helper": (
+        "import triton\ndef f():\n    g = triton.cdiv.get_capture_scope()\n    return g['_' * 2 + 'builtins' + '_' * 2]",
+        "Triton's compiler state",
+    ),
+    "capture_scope_of_own_kernel": (
+        "import triton\n@triton.jit\ndef k(x):\n    pass\ndef f():\n    return k.get_capture_scope()",
+        "Triton's compiler state",
+    ),
+    "function_attribute_state": (
+        "def f(x):\n    f.calls = {}\n    return x",
+        "writing into 'f', which outlives the call",
+    ),
+    "module_object_state": (
+        "class W:\n    pass\nws = W()\ndef f(x):\n    ws.buf = x\n    return x",
+        "writing into 'ws', which outlives the call",
+    ),
+    "closure_item_state": (
+        "def make():\n    seen = dict()\n    def f(x):\n        seen[1] = x\n        return x\n    return f\nf = make()",
+        "writing into 'seen', which outlives the call",
+    ),
+    "augmented_counter_state": (
+        "class C:\n    n = 0\ndef f(x):\n    C.n += 1\n    return x",
+        "writing into 'C', which outlives the call",
+    ),
 }
 
 

@@ -18,6 +18,7 @@ import traceback
 from typing import Any
 
 # aten ops (overload packet names) a candidate may run itself: allocation, metadata, views, copies
+# (not the conjugate and negative views, nor resolving them: a copy of one is the arithmetic)
 ALLOWED_ATEN = frozenset(
     {
         "empty",
@@ -96,11 +97,6 @@ ALLOWED_ATEN = frozenset(
         "view_as_complex",
         "real",
         "imag",
-        "conj",
-        "resolve_conj",
-        "resolve_neg",
-        "_conj",
-        "_neg_view",
         "numpy_T",
         "is_nonzero",
         "_has_compatible_shallow_copy_type",
@@ -438,9 +434,9 @@ def _patch_triton_launches() -> None:
                     storage = _storage_of(t)
                     if storage:
                         STATE.launched.add(storage)
-                if STATE.ghost:
-                    return None
-                if not kwargs.get("warmup"):
+                if STATE.ghost and interpreted:
+                    return None  # the interpreter's run returns nothing either way
+                if not kwargs.get("warmup") and not STATE.ghost:
                     STATE.launches += 1
                 if "grid" in kwargs:
                     kwargs["grid"] = _as_candidate_code(kwargs["grid"])
@@ -463,6 +459,10 @@ def _patch_triton_launches() -> None:
         _patch_compiled_launcher()
 
 
+def _no_launch(*args: Any) -> None:
+    return None
+
+
 def _patch_compiled_launcher() -> None:
     """While a call is recorded for the replayer, every compiled launch is noted (binary, grid,
     arguments) as it goes to Triton's launcher."""
@@ -474,6 +474,11 @@ def _patch_compiled_launcher() -> None:
 
     def run(self: Any) -> Any:
         real = launcher.fget(self)
+        if STATE.ghost and STATE.in_candidate:
+            # the ghost replay: Triton's whole launch path runs (grid callable, hooks, compile, the
+            # kernel object returned) and only the launch itself does nothing, so the wrapper
+            # sees what a real call sees
+            return _no_launch
         if STATE.recorder is None:
             return real
 
@@ -767,6 +772,13 @@ def _handle(msg: dict[str, Any], candidate: Any, backend: Any, spec: Any, trace_
         if STATE.input_elements_read > HOST_READ_ELEMENTS:
             STATE.trace.append(
                 f"read {STATE.input_elements_read} input values on the host during the call (host arithmetic)"
+            )
+        if STATE.input_elements_read and STATE.launched_elements_read:
+            # the ghost replay serves a real call's kernel results with the inputs of a fresh
+            # draw: comparing the two on the host is how a wrapper tells it from a real call
+            STATE.trace.append(
+                "read both input values and values its Triton launches wrote on the host in one call "
+                "(a canary that tells the ghost replay from a real call)"
             )
         if STATE.launched_elements_read > HOST_READ_ELEMENTS:
             STATE.trace.append(

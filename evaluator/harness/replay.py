@@ -166,10 +166,23 @@ class Recorder:
                 raise NotReplayable(f"more than {MAX_LITERAL_BYTES} bytes of host constants")
             data = bytes(torch.empty(0, dtype=torch.uint8).set_(storage, 0, (storage.nbytes(),), (1,)).numpy())
             return self._new_buffer(t, {"kind": "literal", "data": data})
-        raise NotReplayable(
-            "a device buffer that is neither an input nor made during the call was used "
-            "(a buffer kept from an earlier call)"
+        # a device buffer neither an input nor made by a step the trace saw: one allocated where
+        # the trace does not look (inside an ATen factory op's own dispatch) or kept from an
+        # earlier call. The replay gives it a fresh, uninitialised buffer of the same size: an
+        # honest wrapper writes it before reading it, and nothing kept in it (a memoised answer)
+        # reaches the replay
+        nbytes = int(t.untyped_storage().nbytes())
+        index = self._new_buffer(t, {"kind": "made", "step": len(self.steps)})
+        self.steps.append(
+            {
+                "op": "aten",
+                "name": "aten.empty.memory_format",
+                "args": {"seq": "list", "items": [{"seq": "list", "items": [nbytes]}]},
+                "kwargs": {"dtype": {"dtype": "uint8"}, "device": {"device": t.device.type}},
+                "made": [index],
+            }
         )
+        return index
 
     def tensor(self, t: torch.Tensor) -> dict[str, Any]:
         if type(t) is not torch.Tensor or t.layout != torch.strided:

@@ -18,7 +18,7 @@ CASES: dict[str, tuple[set[str], set[str] | None, str | None]] = {
     "torch_fallback.py": ({"cheat_detected"}, {"cheat_detected"}, "trace"),
     "return_input.py": ({"incorrect"}, {"incorrect"}, None),
     "stale_empty.py": ({"incorrect"}, {"incorrect"}, None),
-    "cache_across_calls.py": ({"incorrect"}, {"incorrect"}, None),
+    "cache_across_calls.py": ({"cheat_detected"}, {"incorrect"}, "static"),
     "module_state_cache.py": ({"cheat_detected"}, {"incorrect", "cheat_detected"}, "static"),
     "monkeypatch_torch.py": ({"cheat_detected"}, {"incorrect"}, "static"),
     "monkeypatch_harness.py": ({"cheat_detected"}, {"incorrect"}, "static"),

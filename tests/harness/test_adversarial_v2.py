@@ -103,6 +103,9 @@ HOSTILE: dict[str, Family] = {
     "meas_fork_compute.py": Family("new: torch arithmetic in a forked process"),
     "meas_kernel_body_host.py": Family("new: torch arithmetic inside the interpreted @triton.jit body"),
     "launch_arg_object.py": Family("new: an object of the candidate's as a kernel argument", passes_static=True),
+    "ghost_canary_input_vs_result.py": Family(
+        "new: input value vs served kernel result tells the ghost apart", spec=_specs.CLONE_ONE, passes_static=True
+    ),
     "canary_in_input.py": Family(
         "new: ghost detector written into the input's own storage", spec=_specs.CLONE_ONE, passes_static=True
     ),

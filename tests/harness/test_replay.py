@@ -194,3 +194,19 @@ def test_host_buffer_as_a_kernel_pointer_is_refused():
     recording["steps"][1]["args"][0] = {"pointer": 2, "offset": 0}
     with pytest.raises(replay.NotReplayable, match="host buffer"):
         replay.check(recording)
+
+
+def test_a_device_buffer_the_call_did_not_make_is_replayed_as_a_fresh_one():
+    """Unknown device memory (kept from an earlier call, or allocated where the trace does not
+    look) becomes a fresh uninitialised buffer of its size: what was kept in it never reaches the
+    replay, and an honest wrapper that writes it first replays unchanged."""
+    kept = torch.full((4,), 5.0, device="meta")
+    recorder = replay.Recorder({"x": torch.randn(4)}, top_level_op=None, binary_ext="cubin")
+    with _Feed(recorder):
+        kept.fill_(2.0)
+    recording = recorder.finish(kept)
+    first = recording["steps"][0]
+    assert first["name"] == "aten.empty.memory_format" and first["made"] == [1]
+    assert recording["steps"][1]["name"] == "aten.fill_.Scalar"
+    out = replay.Program(replay.check(recording), {}, "meta")({"x": torch.randn(4)})
+    assert out.device.type == "meta" and out.shape == (4,)

@@ -81,11 +81,10 @@ def test_replay_and_the_candidate_process_time_the_same_kernel_alike():
         assert abs(replayed / own - 1) < 0.10, (replayed, own)
 
 
-def test_a_buffer_kept_across_calls_is_timed_in_the_candidate_process():
+def test_a_workspace_kept_across_calls_is_replayed_with_a_fresh_buffer():
     """A workspace made in an earlier call is no input and not made by the recorded call: the
-    program cannot name it, so the case is timed in the candidate's process and marked so."""
+    replay gives it a fresh buffer of its size, which the kernel writes before anything reads it."""
     with Harness(device="cuda", static_policy=False) as h:
         result = h.evaluate(specs.ADD, KEPT_BUFFER, tier="perf", timeout_s=300)
     assert result["verdict"] == "correct", result["reason"][:300]
-    assert result["timing"]["measured_by"] == "candidate_process"
-    assert "kept from an earlier call" in result["cases"][0]["timing"]["note"]
+    assert result["timing"]["measured_by"] == "replay", [c["timing"]["note"] for c in result["cases"]]

@@ -1,6 +1,7 @@
 # ruff: noqa
 # family B18: compute once with Triton, then replay the first answer (state hidden on a function
-# attribute, which the static policy does not see): fresh inputs per draw expose it
+# attribute: the static policy refuses writing into what outlives the call; without it, fresh
+# inputs per draw expose it)
 import torch
 import triton
 import triton.language as tl

@@ -48,7 +48,9 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=0.2, help="timing budget per case (s)")
     parser.add_argument("--compare", action="store_true", help="also time in the candidate process")
     parser.add_argument("--timeout", type=float, default=300)
-    parser.add_argument("--done", type=Path, nargs="*", default=[], help="earlier outputs: operators in them are skipped")
+    parser.add_argument(
+        "--done", type=Path, nargs="*", default=[], help="earlier outputs: operators in them are skipped"
+    )
     args = parser.parse_args()
     files = sorted(SOLUTIONS.glob("*__*.py"))
     if args.only:

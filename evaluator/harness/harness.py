@@ -205,7 +205,9 @@ class Harness:
         )
         attempt = Attempt(spec=spec, locator=locator, source=solution_source, request=request, harness=self)
         attempt.run_public()
-        return PendingResult(attempt, secrets=(*self.config.secrets, *([str(attempt.base_seed)] if secret_seed else ())))
+        return PendingResult(
+            attempt, secrets=(*self.config.secrets, *([str(attempt.base_seed)] if secret_seed else ()))
+        )
 
 
 class PendingResult:

@@ -403,7 +403,14 @@ for _names, _why in (
     (
         # every Triton callable (triton.cdiv, a @triton.jit kernel) hands out a module's globals
         # this way, and a globals dict is __builtins__ and __import__ by a computed key
-        ("get_capture_scope", "used_global_vals", "device_caches", "kernel_cache", "metadata_group", "_unsafe_update_src"),
+        (
+            "get_capture_scope",
+            "used_global_vals",
+            "device_caches",
+            "kernel_cache",
+            "metadata_group",
+            "_unsafe_update_src",
+        ),
         "Triton's compiler state (a kernel's globals, caches and binaries) is not available to solutions",
     ),
     (

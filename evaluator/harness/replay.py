@@ -343,9 +343,7 @@ def _plain_json(value: Any, depth: int = 0) -> bool:
     if type(value) is list:
         return len(value) <= MAX_ITEMS and all(_plain_json(v, depth + 1) for v in value)
     if type(value) is dict:
-        return len(value) <= MAX_ITEMS and all(
-            type(k) is str and _plain_json(v, depth + 1) for k, v in value.items()
-        )
+        return len(value) <= MAX_ITEMS and all(type(k) is str and _plain_json(v, depth + 1) for k, v in value.items())
     return False
 
 
@@ -629,7 +627,9 @@ class Program:
                 storages[index] = t.untyped_storage()
             elif buffer["kind"] == "literal":
                 data = self.literals.get(index)
-                storages[index] = (data.clone() if data is not None else torch.empty(0, dtype=torch.uint8)).untyped_storage()
+                storages[index] = (
+                    data.clone() if data is not None else torch.empty(0, dtype=torch.uint8)
+                ).untyped_storage()
         stream = None
         for step in self.recording["steps"]:
             if step["op"] == "launch":
@@ -648,7 +648,9 @@ class Program:
             result = op(*self._value(step["args"], storages), **kwargs)
             made = list(tensor_items(result).values())
             if len(made) != len(step["made"]):
-                raise NotReplayable(f"aten op {step['name']} gave {len(made)} tensors, the recording {len(step['made'])}")
+                raise NotReplayable(
+                    f"aten op {step['name']} gave {len(made)} tensors, the recording {len(step['made'])}"
+                )
             for t, index in zip(made, step["made"], strict=True):
                 if index == -1:
                     continue
@@ -725,7 +727,9 @@ def serve(
                 clock=str(msg.get("clock", "events")),
             )
         backend.synchronize()
-        kept = {str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in measured["kept"].items()}
+        kept = {
+            str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in measured["kept"].items()
+        }
     except Exception as exc:  # a kernel that faults or will not load, a program that will not run
         return {"type": "unreplayable", "message": f"{type(exc).__name__}: {exc}"[:500]}
     return {
@@ -741,4 +745,3 @@ def serve(
 
 def replay_supported(backend: Any) -> bool:
     return bool(getattr(backend, "replays_launches", False)) and not backend.interpreter
-

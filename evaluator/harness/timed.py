@@ -76,7 +76,9 @@ def _checked_reply(reply: dict[str, Any], methods_allowed: set[str], n_sets: int
     return None
 
 
-def _wrong_timed_output(attempt: Any, kept: dict[str, Any], sets: list[Any], refs: dict[int, Any], case: Any) -> str | None:
+def _wrong_timed_output(
+    attempt: Any, kept: dict[str, Any], sets: list[Any], refs: dict[int, Any], case: Any
+) -> str | None:
     """The first wrong one of a sample of the kept outputs (a sample the timed process cannot
     predict: a graph replay returns every set's output), or None when they are right."""
     labels = list(kept)
@@ -252,7 +254,9 @@ def _time_cases(attempt: Any, replayer: Any, cases: list[dict[str, Any]], first_
             "sol_pct": sol,
             "warm_s": float(reply.get("warm_s") or 0.0),
             "measured_by": by,
-            "note": "; ".join(filter(None, [str(reply.get("note", ""))[:200], why_not and f"not replayed: {why_not}"]))[:500],
+            "note": "; ".join(filter(None, [str(reply.get("note", ""))[:200], why_not and f"not replayed: {why_not}"]))[
+                :500
+            ],
         }
         if floor_us and cand["median_us"] < PHYSICS_MARGIN * floor_us:
             attempt.finding(

@@ -147,8 +147,10 @@ def test_a_well_formed_recording_passes_the_check():
 FORGED = {
     "extra top-level key": lambda r: r.update(extra=1),
     "kernel key not a hash": lambda r: r.update(kernels={"../x": _kernel()}),
-    "signature type outside the list": lambda r: r["kernels"]["ab" * 32]["signature"].update(n="i32); system(\"x\""),
-    "parameter names differ from the signature": lambda r: r["kernels"]["ab" * 32].update(arg_names=["a", "b", "c", "d"]),
+    "signature type outside the list": lambda r: r["kernels"]["ab" * 32]["signature"].update(n='i32); system("x"'),
+    "parameter names differ from the signature": lambda r: r["kernels"]["ab" * 32].update(
+        arg_names=["a", "b", "c", "d"]
+    ),
     "metadata key not an identifier": lambda r: r["kernels"]["ab" * 32]["metadata"].update({"a b": 1}),
     "metadata value not plain": lambda r: r["kernels"]["ab" * 32]["metadata"].update(x=b"bytes"),
     "empty binary": lambda r: r["kernels"]["ab" * 32].update(binary=b""),

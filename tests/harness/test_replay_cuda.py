@@ -22,7 +22,7 @@ def _cuda() -> bool:
 
 pytestmark = pytest.mark.skipif(not _cuda(), reason="the launch replay needs a cuda device")
 
-KEPT_BUFFER = '''
+KEPT_BUFFER = """
 import torch
 import triton
 import triton.language as tl
@@ -49,7 +49,7 @@ def add_Tensor(self, other, *, alpha=1):
     out = _Workspace.buffers[key]
     _add_kernel[(triton.cdiv(a.numel(), 1024),)](a, b, out, float(alpha), a.numel(), BLOCK=1024)
     return out.clone()
-'''
+"""
 
 
 @pytest.fixture(scope="module")

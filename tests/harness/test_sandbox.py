@@ -192,7 +192,7 @@ def test_seal_refuses_unix_sockets_on_every_thread_and_is_checked_from_outside(s
         proc.wait()
 
 
-ORPHAN_CANDIDATE = '''
+ORPHAN_CANDIDATE = """
 import subprocess
 import sys
 import time
@@ -202,7 +202,7 @@ def add_Tensor(self, other, *, alpha=1):
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "MARKER"], start_new_session=True)
     while True:
         time.sleep(0.01)
-'''
+"""
 
 ORPHAN_RUNNER = """
 import sys

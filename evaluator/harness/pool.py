@@ -368,6 +368,44 @@ def child_environment(backend: Backend, workdir: str) -> dict[str, str]:
     return env
 
 
+OUTPUT_KEPT_BYTES = 256 << 10  # of a child's stdout and stderr
+
+
+class OutputTail:
+    """The last OUTPUT_KEPT_BYTES a child wrote to stdout and stderr, read from its pipe by a
+    thread of the parent as they come (a child writing without end only costs CPU)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.kept = bytearray()
+        self.lock = threading.Lock()
+        self.reader = threading.Thread(target=self._drain, name="kgb-child-output", daemon=True)
+        self.reader.start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.fd, 1 << 16)
+            except OSError:
+                return
+            if not chunk:
+                return
+            with self.lock:
+                self.kept += chunk
+                if len(self.kept) > 2 * OUTPUT_KEPT_BYTES:
+                    del self.kept[:-OUTPUT_KEPT_BYTES]
+
+    def tail(self, limit: int) -> str:
+        with self.lock:
+            return bytes(self.kept[-limit:]).decode("utf-8", "replace")
+
+    def close(self) -> None:
+        """After the child is gone: the pipe's last writer closed it, so the reader ends."""
+        self.reader.join(timeout=2.0)
+        if not self.reader.is_alive():
+            os.close(self.fd)
+
+
 class Child:
     """One started candidate process and the parent's end of its channel.
 
@@ -381,10 +419,9 @@ class Child:
         self.backend = backend
         self.host_memory = host_memory
         self.level = level
-        # the parent's own directory holds the output log; the candidate's directory is made by
-        # the sandbox inside its private tmpfs (or here, when there is no mount namespace)
+        # the parent's own directory is the child's starting directory; the candidate's directory
+        # is made by the sandbox inside its private tmpfs (or here, when there is no mount namespace)
         self.logdir = tempfile.mkdtemp(prefix="kgb-log-")
-        self.log_path = os.path.join(self.logdir, "output.log")
         self.uid_lease = UidLease() if level.own_uid else None
         self.workdir = tempfile.mkdtemp(prefix="kgb-cand-", dir=CANDIDATE_TMP)
         os.chmod(self.workdir, 0o700)
@@ -401,7 +438,9 @@ class Child:
         )
         parent_sock, child_sock = socket.socketpair()
         self.exchange = wire.Exchange.create()
-        self.log = open(self.log_path, "wb")
+        # stdout and stderr go into a pipe whose last bytes the parent keeps, never into a file:
+        # a candidate printing in a loop would fill the runner's disk
+        output_read, output_write = os.pipe()
         env = child_environment(backend, self.workdir)
         if host_memory.method == "rlimit_as":
             env[RLIMIT_AS_ENV] = str(host_memory.limit_bytes)
@@ -423,13 +462,15 @@ class Child:
             cwd=self.logdir,
             env=env,
             stdin=subprocess.DEVNULL,
-            stdout=self.log,
+            stdout=output_write,
             stderr=subprocess.STDOUT,
             pass_fds=(child_sock.fileno(), self.exchange.fd),
             start_new_session=True,
             close_fds=True,
         )
         child_sock.close()
+        os.close(output_write)
+        self.output = OutputTail(output_read)
         self.conn = wire.Channel(parent_sock)
         self.started = time.monotonic()
         self.ready_info: dict[str, Any] | None = None
@@ -546,14 +587,7 @@ class Child:
         return f"the candidate process exited with code {code} before replying"
 
     def output_tail(self, limit: int = 64 * 1024) -> str:
-        try:
-            with open(self.log_path, "rb") as handle:
-                handle.seek(0, os.SEEK_END)
-                size = handle.tell()
-                handle.seek(max(0, size - limit))
-                return handle.read().decode("utf-8", "replace")
-        except OSError:
-            return ""
+        return self.output.tail(limit)
 
     # ---- end ---------------------------------------------------------------
     def kill(self) -> None:
@@ -582,7 +616,7 @@ class Child:
         self.exchange.close()  # its pages are charged to the candidate's cgroup: freed before it goes
         if self.cgroup is not None:
             remove_cgroup(self.cgroup)
-        self.log.close()
+        self.output.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
         shutil.rmtree(self.logdir, ignore_errors=True)
         if self.uid_lease is not None:

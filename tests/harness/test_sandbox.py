@@ -8,6 +8,7 @@ import os
 import re
 import secrets
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -195,6 +196,7 @@ def test_seal_refuses_unix_sockets_on_every_thread_and_is_checked_from_outside(s
 ORPHAN_CANDIDATE = """
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -269,3 +271,49 @@ def _alive(pids: list[int]) -> list[int]:
         except OSError:
             continue
     return alive
+
+
+FLOOD_CANDIDATE = """
+import sys
+import torch
+
+
+def add_Tensor(self, other, *, alpha=1):
+    line = "x" * 65535 + "\\n"
+    for _ in range(3000):
+        sys.stdout.write(line)
+    print("END-OF-FLOOD", flush=True)
+    return torch.empty_like(self)
+"""
+
+
+def test_a_candidate_printing_without_end_fills_no_disk():
+    """~200 MB on stdout: the parent keeps the tail in memory, nothing grows on the host's disk."""
+    import glob
+    import threading
+
+    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "kgb-log-*")))
+    largest = [0]
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for folder in set(glob.glob(os.path.join(tempfile.gettempdir(), "kgb-log-*"))) - before:
+                for path in glob.glob(os.path.join(folder, "**"), recursive=True):
+                    try:
+                        largest[0] = max(largest[0], os.path.getsize(path))
+                    except OSError:
+                        continue
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        with Harness(device=TEST_DEVICE, static_policy=False) as harness:
+            result = harness.evaluate(ADD_ONE_CASE, FLOOD_CANDIDATE, tier="smoke", timeout_s=120)
+    finally:
+        done.set()
+        watcher.join()
+    assert result["verdict"] == "incorrect", result["reason"][:300]
+    assert "END-OF-FLOOD" in result["stderr_tail"]
+    assert largest[0] < 16 << 20, f"a file of {largest[0]} bytes grew on the host's disk"

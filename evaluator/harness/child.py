@@ -17,9 +17,9 @@ import time
 import traceback
 from typing import Any
 
-# aten ops (overload packet names) a candidate may run itself: allocation, metadata, views, copies
-# (not the conjugate and negative views, nor resolving them: a copy of one is the arithmetic)
-ALLOWED_ATEN = frozenset(
+# aten ops (overload packet names) that make or fill a buffer without reading input values: also
+# what the launch replay may run between launches (replay.REPLAYED_ATEN)
+MAKING_ATEN = frozenset(
     {
         "empty",
         "empty_like",
@@ -49,6 +49,12 @@ ALLOWED_ATEN = frozenset(
         "random_",
         "linspace",
         "logspace",
+    }
+)
+# aten ops a candidate may run itself: those, metadata, views, copies (not the conjugate and
+# negative views, nor resolving them: a copy of one is the arithmetic)
+ALLOWED_ATEN = MAKING_ATEN | frozenset(
+    {
         "view",
         "_unsafe_view",
         "reshape",

@@ -143,32 +143,13 @@ class Harness:
             self._pool.close()
             self._pool = None
 
-    def evaluate(
-        self,
-        operator_id: str | OperatorSpec,
-        solution_source: str,
-        *,
-        tier: str | None = None,
-        seed: int | None = None,
-        secret_seed: bool = False,
-        timeout_s: float = 300,
-        file_name: str | None = None,
-        hidden_cases: list[dict[str, Any]] | None = None,
-    ) -> dict[str, Any]:
-        """The result document (schema kgb.result/1) for one attempt; raises HarnessError only when
-        the harness itself cannot reach a verdict (unknown operator, empty tier, device missing,
-        malformed hidden cases). `hidden_cases` (held-out runs, `full` tier only) are checked in a
-        child of their own after the public run and never described (evaluator/harness/hidden.py)."""
-        return self.evaluate_public(
-            operator_id,
-            solution_source,
-            tier=tier,
-            seed=seed,
-            secret_seed=secret_seed,
-            timeout_s=timeout_s,
-            file_name=file_name,
-            hidden_cases=hidden_cases,
-        ).complete()
+    def evaluate(self, operator_id: str | OperatorSpec, solution_source: str, **options: Any) -> dict[str, Any]:
+        """The result document (schema kgb.result/1) for one attempt (`options` as for
+        evaluate_public); raises HarnessError only when the harness itself cannot reach a verdict
+        (unknown operator, empty tier, device missing, malformed hidden cases). `hidden_cases`
+        (held-out runs, `full` tier only) are checked in a child of their own after the public run
+        and never described (evaluator/harness/hidden.py)."""
+        return self.evaluate_public(operator_id, solution_source, **options).complete()
 
     def evaluate_public(
         self,

@@ -36,6 +36,8 @@ from typing import Any
 
 import torch
 
+from evaluator.harness.child import MAKING_ATEN
+
 MAX_STEPS = 4096
 MAX_KERNELS = 64
 MAX_BUFFERS = 4096
@@ -48,44 +50,8 @@ MAX_ITEMS = 4096
 # aten ops a recorded step may be (overload packet names): allocation and data-writing ops of
 # the dispatch trace's allowed list. Views and metadata ops never become steps: a tensor is
 # recorded as the buffer, offset, sizes and strides it has where it is used.
-REPLAYED_ATEN = frozenset(
-    {
-        "empty",
-        "empty_like",
-        "empty_strided",
-        "empty_permuted",
-        "new_empty",
-        "new_empty_strided",
-        "new_zeros",
-        "new_ones",
-        "new_full",
-        "zeros",
-        "zeros_like",
-        "ones",
-        "ones_like",
-        "full",
-        "full_like",
-        "fill_",
-        "zero_",
-        "arange",
-        "scalar_tensor",
-        "rand",
-        "randn",
-        "randint",
-        "rand_like",
-        "randn_like",
-        "uniform_",
-        "normal_",
-        "random_",
-        "linspace",
-        "logspace",
-        "contiguous",
-        "clone",
-        "copy_",
-        "_to_copy",
-        "to",
-        "lift_fresh_copy",
-    }
+REPLAYED_ATEN = MAKING_ATEN | frozenset(
+    {"empty_permuted", "contiguous", "clone", "copy_", "_to_copy", "to", "lift_fresh_copy"}
 )
 # ops that write into an argument's memory: replayed even though they make no new buffer
 WRITING_ATEN = frozenset({"fill_", "zero_", "uniform_", "normal_", "random_", "copy_"})
@@ -703,8 +669,7 @@ def serve(
     loaded: dict[str, Any],
 ) -> dict[str, Any]:
     """Time one recorded case in this process (the replayer): the reply the parent verifies."""
-    from evaluator.harness import wire
-    from evaluator.harness.timing import measure, restore_pairs_for
+    from evaluator.harness.timing import timed_reply
     from operators.spec import Rng
 
     try:
@@ -712,35 +677,11 @@ def serve(
         load_kernels(recording, workdir, loaded)
         program = Program(recording, loaded, backend.device_type)
         sets = [spec.make_inputs(msg["case"], Rng(int(seed), backend.device_type)) for seed in msg["seeds"]]
-        backend.synchronize()
-        pairs = restore_pairs_for(spec, sets)
         with torch.no_grad():
-            measured = measure(
-                lambda which: program(sets[which]),
-                len(sets),
-                backend=backend,
-                device=backend.device_type,
-                l2_bytes=int(msg["l2_bytes"]),
-                restore_pairs=pairs,
-                budget_s=float(msg["budget_s"]),
-                flush=str(msg.get("flush", "write")),
-                clock=str(msg.get("clock", "events")),
-            )
-        backend.synchronize()
-        kept = {
-            str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in measured["kept"].items()
-        }
+            reply = timed_reply(msg, lambda which: program(sets[which]), sets, spec=spec, backend=backend)
     except Exception as exc:  # a kernel that faults or will not load, a program that will not run
         return {"type": "unreplayable", "message": f"{type(exc).__name__}: {exc}"[:500]}
-    return {
-        "type": "timed",
-        "method": measured["method"],
-        "samples_us": measured["samples_us"],
-        "warm_s": measured["warm_s"],
-        "launches": program.launches,
-        "kept": kept,
-        "note": measured.get("note", ""),
-    }
+    return reply | {"launches": program.launches}
 
 
 def replay_supported(backend: Any) -> bool:

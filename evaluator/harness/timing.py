@@ -24,6 +24,7 @@ Protocol (the same function times the candidate in its process and the baseline 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import statistics
@@ -437,6 +438,46 @@ def restore_pairs_for(spec: Any, sets: list[dict[str, Any]]) -> list[list[tuple[
     return pairs
 
 
+def timed_reply(
+    msg: dict[str, Any],
+    call: Callable[[int], Any],
+    sets: list[dict[str, Any]],
+    *,
+    spec: Any,
+    backend: Any,
+    around: Callable[[], Any] = contextlib.nullcontext,
+) -> dict[str, Any]:
+    """Time `call` over `sets` with the protocol a "time" or "replay" message asks for; the reply
+    the parent checks (samples, method, the kept outputs to verify). `around` wraps the
+    measurement (the candidate's dispatcher registration)."""
+    from evaluator.harness import wire
+
+    backend.synchronize()
+    pairs = restore_pairs_for(spec, sets)
+    with around():
+        measured = measure(
+            call,
+            len(sets),
+            backend=backend,
+            device=backend.device_type,
+            l2_bytes=int(msg["l2_bytes"]),
+            restore_pairs=pairs,
+            budget_s=float(msg["budget_s"]),
+            flush=str(msg.get("flush", "write")),
+            clock=str(msg.get("clock", "events")),
+        )
+    backend.synchronize()
+    kept = {str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in measured["kept"].items()}
+    return {
+        "type": "timed",
+        "method": measured["method"],
+        "samples_us": measured["samples_us"],
+        "warm_s": measured["warm_s"],
+        "kept": kept,
+        "note": measured.get("note", ""),
+    }
+
+
 def run_in_child(
     msg: dict[str, Any],
     candidate: Any,
@@ -444,7 +485,6 @@ def run_in_child(
     state: Any,
     send_error: Callable[[str, BaseException], dict[str, Any]],
 ) -> dict[str, Any]:
-    from evaluator.harness import wire
     from operators.spec import Rng
 
     spec = candidate.spec
@@ -457,35 +497,8 @@ def run_in_child(
     try:
         # the sets the trusted side drew from the same seeds (it verifies outputs against its own)
         sets = [spec.make_inputs(msg["case"], Rng(int(seed), backend.device_type)) for seed in msg["seeds"]]
-        backend.synchronize()
-        pairs = restore_pairs_for(spec, sets)
-        with candidate.registered():
-            measured = measure(
-                call,
-                len(sets),
-                backend=backend,
-                device=backend.device_type,
-                l2_bytes=int(msg["l2_bytes"]),
-                restore_pairs=pairs,
-                budget_s=float(msg["budget_s"]),
-                flush=str(msg.get("flush", "write")),
-                clock=str(msg.get("clock", "events")),
-            )
-        backend.synchronize()
-        kept = {
-            str(i): {"set": which, "output": wire.encode_value(out)} for i, (which, out) in measured["kept"].items()
-        }
-        measured.pop("graph", None)
+        reply = timed_reply(msg, call, sets, spec=spec, backend=backend, around=candidate.registered)
     except BaseException as exc:  # the candidate failed while being timed
         kind = "compile_error" if "CompilationError" in {c.__name__ for c in type(exc).__mro__} else "runtime_error"
         return send_error(kind, exc)
-    return {
-        "type": "timed",
-        "method": measured["method"],
-        "samples_us": measured["samples_us"],
-        "warm_s": measured["warm_s"],
-        "calls": state.calls,
-        "launches": state.launches,
-        "kept": kept,
-        "note": measured.get("note", ""),
-    }
+    return reply | {"calls": state.calls, "launches": state.launches}

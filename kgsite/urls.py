@@ -10,3 +10,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("", include("leaderboard.urls")),
 ]
+
+# unmatched addresses and unhandled exceptions: the styled pages (templates/404.html, 500.html), JSON under /api/
+handler404 = "leaderboard.views.page_not_found"
+handler500 = "leaderboard.views.server_error"

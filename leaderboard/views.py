@@ -22,6 +22,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views import defaults
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 from pygments import highlight
@@ -557,3 +558,28 @@ def doc_page(request: HttpRequest, slug: str) -> HttpResponse:
 def api_docs(request: HttpRequest) -> HttpResponse:
     """Swagger UI over /api/schema/, with the vendored swagger-ui bundle (no CDN)."""
     return render(request, "leaderboard/api_docs.html", {"schema_url": reverse("api-schema")})
+
+
+# --- status pages (kgsite.urls: handler404, handler500) --------------------------------------------------------
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/") and not request.path.startswith(reverse("api-docs"))
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """An address no route matches: the styled 404 page, or under /api/ the APIs' error body (a client of the API
+    reads JSON, not a page)."""
+    if _is_api(request):
+        return JsonResponse({"error": "not_found", "detail": "No such API endpoint."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """An unhandled exception: under /api/ the APIs' error body, elsewhere the styled 500 page (rendered without
+    the request's context, as Django's own handler does: the failure may be in what that context needs)."""
+    if _is_api(request):
+        return JsonResponse(
+            {"error": "server_error", "detail": "The server failed to answer this request."}, status=500
+        )
+    return defaults.server_error(request)

@@ -9,6 +9,7 @@ submission is decided here once (visible_submissions), and the CSV/JSON download
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
@@ -599,6 +600,71 @@ def tolerance_summary(*, spec) -> ToleranceSummary:
         named = spec.compare.__qualname__.split(".")[0].strip("_").replace("_", " ")
         check = doc.split("\n\n")[0].replace("\n", " ") if doc else f"its own comparison ({named})"
     return ToleranceSummary(exact=spec.exact, rtol=rtol, atol=tolerance.BASE_ATOL, check=check)
+
+
+# The newest run of bench/cublas_vendor_check.py on the H200 (BENCHMARKS.md, "cuBLAS vendor baseline on the H200"):
+# every cuBLAS routine's reference against real cuBLAS, case by case. A later run replaces this path.
+CUBLAS_VENDOR_CHECK = "bench/results/h200-2026-11-30-call5/vendor/cublas_vendor.json"
+CUBLAS_VENDOR_CHECK_RUN = "NVIDIA H200, cuBLAS 13 (libcublas.so.13 as torch 2.11.0+cu130 ships it), 2026-11-30"
+# a sentence of the catalog's fidelity notes written for the team, not for the reader (superseded by the run above)
+_INTERNAL_NOTE = "still to be run by the lead"
+_SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z])")
+
+
+@dataclass(frozen=True)
+class VendorCheck:
+    """What the check of an operator's reference against the vendor library found, per status."""
+
+    run: str  # where and when it ran
+    cases: int
+    agree: int  # "pass"
+    nan_read: int  # agree once the NaN fill BLAS must not read is taken out (cuBLAS may read it)
+    other: list[dict]  # every other row: a disagreement or an error, with its reason
+
+    @property
+    def source(self) -> str:
+        return CUBLAS_VENDOR_CHECK
+
+
+@functools.lru_cache(maxsize=1)
+def _vendor_rows() -> dict[str, list[dict]]:
+    path = settings.BASE_DIR / CUBLAS_VENDOR_CHECK
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))["rows"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    by_routine: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        if isinstance(row, dict) and isinstance(row.get("operator"), str):
+            by_routine[row["operator"]].append(row)
+    return by_routine
+
+
+def vendor_check(*, operator: Operator) -> VendorCheck | None:
+    """The recorded check of a cuBLAS operator's reference against real cuBLAS (None: not a cuBLAS operator, or no
+    row of the run names it)."""
+    if operator.source != OperatorSource.CUBLAS:
+        return None
+    rows = _vendor_rows().get(operator.name)
+    if not rows:
+        return None
+    statuses = [row.get("status") for row in rows]
+    return VendorCheck(
+        run=CUBLAS_VENDOR_CHECK_RUN,
+        cases=len(rows),
+        agree=statuses.count("pass"),
+        nan_read=statuses.count("nan-read"),
+        other=[row for row in rows if row.get("status") not in ("pass", "nan-read")],
+    )
+
+
+def public_fidelity(*, operator: Operator, checked: VendorCheck | None) -> str:
+    """The operator's fidelity note as the reader sees it: a note addressed to the team ("still to be run by the
+    lead") is left out where the run it asks for is recorded (`checked`, shown beside it)."""
+    text = operator.fidelity or ""
+    if not checked:
+        return text
+    return " ".join(s for s in _SENTENCE_END.split(text) if _INTERNAL_NOTE not in s)
 
 
 def operator_tiers(*, operator: Operator) -> list[tuple[str, int]]:

@@ -374,11 +374,14 @@ def attempt_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def operator_detail(request: HttpRequest, pk: str) -> HttpResponse:
     operator = selectors.catalog_operator(pk=pk)
     spec = _spec(operator.id)
+    checked = selectors.vendor_check(operator=operator)
     return render(
         request,
         "leaderboard/operator_detail.html",
         {
             "operator": operator,
+            "fidelity": selectors.public_fidelity(operator=operator, checked=checked),
+            "vendor_check": checked,
             "reference_html": _reference_html(spec),
             "prompt": _prompt(spec),
             "best": selectors.best_solutions(operator_id=operator.id, viewer=request.user),

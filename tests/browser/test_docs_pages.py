@@ -4,6 +4,8 @@ repository path instead."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser.helpers import log_in
@@ -62,3 +64,24 @@ def test_an_operator_page_shows_its_cases_per_tier_tolerance_reference_and_promp
     page.goto(live_server.url + "/operators/cublas::cublasSgemm_v2/")
     assert "def cublasSgemm_v2" in page.locator(".highlight").first.inner_text()  # the reference source
     assert page.get_by_test_id("cases-full").locator("thead th", has_text="transa").count() == 1
+
+
+def test_a_cublas_page_shows_the_vendor_check_not_an_internal_note(page, live_server):
+    """Issue 21 item 9: a cuBLAS page said its check against real cuBLAS was "still to be run by the lead"; the run
+    is recorded (bench/results/.../cublas_vendor.json), so the page gives its figures instead of the team's note."""
+    from operators import registry
+
+    spec = registry.get("cublas::cublasStrsm_v2")
+    assert "still to be run by the lead" in spec.fidelity  # the catalog's text (operators/catalog/cublas/_blas.py)
+    OperatorFactory(source="cublas", name="cublasStrsm_v2", fidelity=spec.fidelity)
+    OperatorFactory(source="cublas", name="cublasSaxpy_v2", fidelity=registry.get("cublas::cublasSaxpy_v2").fidelity)
+    page.goto(live_server.url + "/operators/cublas::cublasStrsm_v2/")
+    main = page.locator("main").inner_text()
+    assert "by the lead" not in main and "still to be run" not in main
+    assert "Checked in tests/operators/test_cublas.py" in main  # the rest of the note stays
+    check = page.get_by_test_id("vendor-check").inner_text()
+    assert "Against real cuBLAS (NVIDIA H200" in check and "7 of 8 cases agree" in check
+    assert "edge case 1: NAN-READ vs docs" in check  # the one disagreement, with its reason
+    page.goto(live_server.url + "/operators/cublas::cublasSaxpy_v2/")
+    check = page.get_by_test_id("vendor-check").inner_text()
+    assert re.search(r"(\d+) of \1 cases agree\.", check), check

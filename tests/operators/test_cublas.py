@@ -384,19 +384,51 @@ def test_geam_and_dgmm_never_read_c():
 # ---------------------------------------------------------------------------- comparison rules
 
 
+def _returning(buffer: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """A one-output routine's outputs as invoke gives them: the written buffer, then what it returned."""
+    return buffer, buffer
+
+
+def test_returned_value_is_judged_as_upstream_judges_it():
+    """Upstream asserts on `act_out = routine(...)` (its baselines return the written buffer): a routine
+    that writes right but returns nothing, or returns other values, fails; pointer-array routines and
+    CgemmStridedBatched, whose upstream tests read the buffers, are judged on the buffers alone."""
+    spec = registry.get("cublas::cublasSaxpy_v2")
+    case = spec.tier("smoke")[0]
+    inputs = spec.make_inputs(case, Rng(0))
+    pristine = _clone_inputs(inputs)
+    ref = spec.run_reference(_clone_inputs(inputs))
+    y = ref[0]
+    assert spec.compare((y, y.clone()), ref, case, pristine).passed
+    none = spec.compare((y, None), ref, case, pristine)
+    assert not none.passed and "returned value" in none.reason
+    assert not spec.compare((y, pristine["y"]), ref, case, pristine).passed
+
+    def returns_nothing(n, alpha, x, incx, y, incy):
+        level1.cublasSaxpy_v2(n, alpha, x, incx, y, incy)
+
+    out = spec.invoke(returns_nothing, _clone_inputs(inputs))
+    assert out[1] is None and not spec.compare(out, ref, case, pristine).passed
+    for name in POINTER_ARRAY_ROUTINES | {"cublasCgemmStridedBatched"}:
+        batched = registry.get(f"cublas::{name}")
+        case = batched.tier("smoke")[0]
+        built = batched.make_inputs(case, Rng(0))
+        assert not isinstance(batched.run_reference(_clone_inputs(built)), tuple) or len(batched.mutates) > 1, name
+
+
 def test_comparison_rejects_writes_outside_the_region_blas_writes():
     spec = registry.get("cublas::cublasSgemm_v2")
     case = spec.tier("edge")[0]  # padded ldc, beta = 0 with NaN C
     inputs = spec.make_inputs(case, Rng(0))
     pristine = _clone_inputs(inputs)
     ref = spec.run_reference(inputs)
-    sloppy = ref.clone()
+    sloppy = ref[0].clone()
     ldc, m = case["ldc"], case["m"]
     torch.as_strided(sloppy, (ldc - m, case["n"]), (1, ldc), m).zero_()  # clobbers the padding rows
-    assert not spec.compare(sloppy, ref, case, pristine).passed
-    nudged = ref.clone()
+    assert not spec.compare(_returning(sloppy), ref, case, pristine).passed
+    nudged = ref[0].clone()
     torch.as_strided(nudged, (1,), (1,), 0).add_(1e-2)
-    assert not spec.compare(nudged, ref, case, pristine).passed
+    assert not spec.compare(_returning(nudged), ref, case, pristine).passed
 
 
 def test_syrk_comparison_requires_the_other_triangle_unchanged():
@@ -406,10 +438,10 @@ def test_syrk_comparison_requires_the_other_triangle_unchanged():
     pristine = _clone_inputs(inputs)
     ref = spec.run_reference(inputs)
     n = case["n"]
-    full_write = ref.clone()
+    full_write = ref[0].clone()
     view = torch.as_strided(full_write, (n, n), (1, n))
     view.copy_(torch.where(torch.tril(torch.ones(n, n, dtype=torch.bool)), view, view.T))
-    assert not spec.compare(full_write, ref, case, pristine).passed
+    assert not spec.compare(_returning(full_write), ref, case, pristine).passed
 
 
 def test_triangular_solve_is_judged_elementwise_at_upstreams_tolerance():
@@ -418,13 +450,13 @@ def test_triangular_solve_is_judged_elementwise_at_upstreams_tolerance():
     inputs = spec.make_inputs(case, Rng(0))
     pristine = _clone_inputs(inputs)
     ref = spec.run_reference(inputs)
-    tiny = ref.clone()
+    tiny = ref[0].clone()
     tiny[0] = torch.nextafter(tiny[0], torch.tensor(float("inf")))  # one ulp: still a backward-stable solution
-    assert spec.compare(tiny, ref, case, pristine).passed
-    wrong = ref.clone()
+    assert spec.compare(_returning(tiny), ref, case, pristine).passed
+    wrong = ref[0].clone()
     wrong[0] += 1e-3
-    assert not spec.compare(wrong, ref, case, pristine).passed
-    assert not spec.compare(pristine["x"], ref, case, pristine).passed
+    assert not spec.compare(_returning(wrong), ref, case, pristine).passed
+    assert not spec.compare(_returning(pristine["x"]), ref, case, pristine).passed
 
 
 def test_sdot_that_skips_the_last_element_fails_at_upstreams_tolerance():
@@ -439,8 +471,8 @@ def test_sdot_that_skips_the_last_element_fails_at_upstreams_tolerance():
         ref = spec.run_reference(_clone_inputs(inputs))
         short = _clone_inputs(inputs)
         level1.cublasSdot_v2(case["n"] - 1, short["x"], case["incx"], short["y"], case["incy"], short["result"])
-        assert not spec.compare(short["result"], ref, case, pristine).passed, case
-        assert spec.compare(ref.clone(), ref, case, pristine).passed, case
+        assert not spec.compare(_returning(short["result"]), ref, case, pristine).passed, case
+        assert spec.compare(_returning(ref[0].clone()), ref, case, pristine).passed, case
 
 
 # routines whose upstream tests pass cuBLAS's integer enums, and the batched ones that take pointer arrays

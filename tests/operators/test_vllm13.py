@@ -375,3 +375,20 @@ def test_triton_reference_solutions_pass_smoke_in_the_interpreter() -> None:
     failures = {n: [r for ok, r in v if not ok] for n, v in results.items() if not all(ok for ok, _ in v)}
     assert not failures
     assert math.isclose(len(results), len(SOLVED))
+
+
+def test_upstream_rule_is_assert_close_at_the_dtype_resolution() -> None:
+    """UPSTREAM is upstream's assert_close(act, ref, dtype): atol 1e-4, rtol fp16 1e-3 / bf16 0.016 / fp32 1e-5;
+    integers exact; fp8 compared as fp16 values."""
+    from operators.catalog.vllm13._support import UPSTREAM
+
+    ref = torch.full((4,), 2.0)
+    assert UPSTREAM(ref + (1e-4 + 2e-5 * 0.9), ref, "out").passed
+    assert not UPSTREAM(ref + (1e-4 + 2e-5 * 1.1), ref, "out").passed
+    half = ref.half()
+    assert UPSTREAM(half + 2**-9, half, "out").passed  # one fp16 ulp at 2: within 1e-4 + 2e-3
+    assert not UPSTREAM(half + 2**-8, half, "out").passed
+    ints = torch.arange(4, dtype=torch.int8)
+    assert not UPSTREAM(ints + torch.tensor([0, 0, 0, 1], dtype=torch.int8), ints, "out").passed
+    fp8 = ref.to(torch.float8_e4m3fn)
+    assert not UPSTREAM((ref * 1.2).to(torch.float8_e4m3fn), fp8, "out").passed

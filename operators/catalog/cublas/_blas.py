@@ -258,6 +258,23 @@ def _map_buffers(value: Any, fn: Callable[[torch.Tensor], torch.Tensor]) -> Any:
     return value
 
 
+def both_compare(
+    *compares: Callable[[Any, Any, dict, Inputs], Comparison],
+) -> Callable[[Any, Any, dict, Inputs], Comparison]:
+    """A spec `compare` passing only what every one of `compares` passes (the first failure is the reason):
+    upstream's rule together with a bound of ours, so the result is never looser than either."""
+
+    def compare(out: Any, ref: Any, case: dict, inputs: Inputs) -> Comparison:
+        result = Comparison(True, 0.0, 0.0)
+        for check in compares:
+            result = check(out, ref, case, inputs)
+            if not result.passed:
+                return result
+        return result
+
+    return compare
+
+
 def accumulated_compare(
     outputs: Sequence[str],
     written: Written,
@@ -296,9 +313,7 @@ def accumulated_compare(
             return Comparison(False, reason=f"expected {len(refs)} outputs, got {len(outs)}")
         a = inputs[alpha] if alpha else 1.0
         b = inputs[beta] if beta else 0.0
-        squares: dict[str, Any] = {
-            f: _map_buffers(inputs[f], lambda t: t.abs().square().to(t.dtype)) for f in factors
-        }
+        squares: dict[str, Any] = {f: _map_buffers(inputs[f], lambda t: t.abs().square().to(t.dtype)) for f in factors}
         if alpha:
             squares[alpha] = abs(a) ** 2
         if beta:
@@ -324,7 +339,9 @@ def accumulated_compare(
                     return compare_tensors(o, r, what=what)
                 mask = written(inputs, name, i, r)
                 o = o.detach().to(r.device)
-                untouched = compare_tensors(o[~mask], r[~mask], exact=True, what=f"{what} (elements BLAS must not write)")
+                untouched = compare_tensors(
+                    o[~mask], r[~mask], exact=True, what=f"{what} (elements BLAS must not write)"
+                )
                 if not untouched.passed:
                     return untouched
                 if addend and b != 0:
@@ -476,26 +493,31 @@ def make_invoke(
     reference: Callable[..., Any],
     integer_flags: bool = False,
     pointer_arrays: Sequence[str] = (),
+    returns: bool = False,
 ) -> Callable[[Callable[..., Any] | None, Inputs], Any]:
     """Calls impl with the inputs in the baseline's parameter order and returns the written buffers. Our
     `reference` gets the inputs as built (BLAS letters, lists of tensors); every other impl (a candidate,
-    the vendor library) gets upstream's arguments (upstream_argument), so an upstream kernel runs unchanged."""
+    the vendor library) gets upstream's arguments (upstream_argument), so an upstream kernel runs unchanged.
+    `returns`: upstream's test judges what the routine returns (its baselines return the first written
+    buffer), so the returned value comes after the buffers; the reference's is that buffer itself."""
 
     def invoke(impl: Callable[..., Any] | None, inputs: Inputs) -> Any:
         if impl is None:
             raise ValueError("cuBLAS operators need an implementation to call")
         if impl is reference:
             impl(*[inputs[p] for p in params])
+            returned = inputs[outputs[0]]
         else:
-            impl(
+            returned = impl(
                 *[
                     upstream_argument(p, inputs[p], integer_flags=integer_flags, pointer_arrays=pointer_arrays)
                     for p in params
                 ]
             )
-        if len(outputs) == 1:
-            return inputs[outputs[0]]
-        return tuple(inputs[o] for o in outputs)
+        written = tuple(inputs[o] for o in outputs)
+        if returns:
+            return (*written, returned)
+        return written[0] if len(written) == 1 else written
 
     return invoke
 
@@ -523,6 +545,13 @@ POINTER_ARRAYS = (
     "kernel (`tl.load(ptrs + b).to(tl.pointer_type(...))`). Only the first batchCount entries are used. "
     "The reference below receives the buffers themselves as Python lists."
 )
+
+RETURNS = (
+    "Return the written buffer `{name}` after writing it in place, as upstream's baselines do: the returned "
+    "value is judged as well as the buffer."
+)
+
+RETURN_NOT_COMPARED = frozenset({"cublasCgemmStridedBatched"})
 
 
 def blas_spec(
@@ -556,6 +585,13 @@ def blas_spec(
         if written is None:
             raise ValueError(f"{name}: give `written` or `compare`")
         compare = masked_compare(outputs, written, reduce_dim)
+    # upstream judges the returned value of every routine but the pointer-array ones (it reads their
+    # buffers) and CgemmStridedBatched (its test asserts on C, discarding the return)
+    returns = not pointer_arrays and name not in RETURN_NOT_COMPARED
+    if returns:
+        compare = returned_compare(compare, outputs)
+        if vendor is not None:
+            vendor = _returning_vendor(vendor, list(params).index(outputs[0]))
     return OperatorSpec(
         id=f"cublas::{name}",
         category=category,
@@ -563,7 +599,12 @@ def blas_spec(
         signature=def_line(name, params),
         entrypoints=(name,),
         invoke=make_invoke(
-            params, outputs, reference=reference_impl, integer_flags=integer_flags, pointer_arrays=pointer_arrays
+            params,
+            outputs,
+            reference=reference_impl,
+            integer_flags=integer_flags,
+            pointer_arrays=pointer_arrays,
+            returns=returns,
         ),
         cases=cases,
         make_inputs=_binding_pointer_arrays(make_inputs, pointer_arrays),
@@ -582,11 +623,67 @@ def blas_spec(
                 CONVENTIONS,
                 INTEGER_FLAGS if integer_flags else LETTER_FLAGS if any(p in FLAG_KINDS for p in params) else "",
                 POINTER_ARRAYS.format(names=", ".join(pointer_arrays)) if pointer_arrays else "",
+                RETURNS.format(name=outputs[0]) if returns else "",
                 notes,
             )
             if part
         ),
     )
+
+
+def returned_compare(
+    compare: Callable[[Any, Any, dict, Inputs], Comparison], outputs: Sequence[str]
+) -> Callable[[Any, Any, dict, Inputs], Comparison]:
+    """`compare` on the written buffers, then on the returned value in the first buffer's place (upstream's
+    tests assert on `act_out = routine(...)`; its baselines return that buffer): a routine that writes
+    right but returns nothing, or returns other values, fails as it fails upstream."""
+    n = len(outputs)
+
+    def unpack(values: Sequence[Any]) -> Any:
+        return values[0] if n == 1 else tuple(values)
+
+    def judge(out: Any, ref: Any, case: dict, inputs: Inputs) -> Comparison:
+        if not isinstance(out, (tuple, list)) or len(out) != n + 1:
+            return Comparison(False, reason=f"expected the written {', '.join(outputs)} and the returned value")
+        buffers, refs = list(out[:n]), list(ref[:n])
+        written = compare(unpack(buffers), unpack(refs), case, inputs)
+        if not written.passed:
+            return written
+        returned = out[n]
+        if not isinstance(returned, torch.Tensor):
+            return Comparison(
+                False,
+                reason=f"returned value: expected {outputs[0]} (upstream compares what the routine returns), "
+                f"got {type(returned).__name__}",
+            )
+        as_returned = compare(unpack([returned, *buffers[1:]]), unpack(refs), case, inputs)
+        if not as_returned.passed:
+            return Comparison(
+                False, as_returned.max_abs_err, as_returned.max_rel_err, "returned value: " + as_returned.reason
+            )
+        return written
+
+    return judge
+
+
+def _returning_vendor(
+    vendor: Callable[[str], Callable[..., Any] | None], index: int
+) -> Callable[[str], Callable[..., Any] | None]:
+    """The vendor routine returning its argument at `index` (the written buffer), as upstream's baselines do."""
+
+    def baseline(device_type: str) -> Callable[..., Any] | None:
+        routine = vendor(device_type)
+        if routine is None:
+            return None
+
+        def returning(*args: Any) -> Any:
+            routine(*args)
+            return args[index]
+
+        returning.__name__ = returning.__qualname__ = routine.__name__
+        return returning
+
+    return baseline
 
 
 def _binding_pointer_arrays(

@@ -5,9 +5,11 @@ dict keyed by exactly those names (tensors, lists of tensors, Python scalars, st
 `invoke` is the same for all of them: call `impl(*inputs in parameter order)` and collect the return
 value and/or the buffers the operator writes into.
 
-Comparisons follow research/operators.md §1: VD (vLLM's `allclose_default`) for most float outputs,
-NORM (atol = rtol = 1e-2) for the RMSNorm family, exact for indices, routing, copies and layouts, and
-"within one quantisation step" for quantiser outputs.
+Comparisons follow upstream KernelGenBench's rule (`UPSTREAM`: assert_close at the output dtype's resolution,
+atol 1e-4) for float outputs, exact for indices, routing, copies and layouts. Where honest implementations were
+measured to miss upstream's rule on the H200 (bench/vllm_tolerance_evidence.py), a spec keeps vLLM's own test
+tolerance (NORM, atol = rtol = 1e-2, for rms_norm and fused_add_rms_norm; "within one quantisation step" for
+quantiser outputs) and its fidelity note says what missed (`kept_looser`).
 
 Smoke cases keep bfloat16 only where the comparison is exact (copies, layouts) or the dtype is an input
 only: the Triton CPU interpreter truncates fp32 -> bf16 casts, which can cost one bf16 ulp and these
@@ -26,7 +28,7 @@ import torch
 
 from operators.catalog.vllm13._signatures import SIGNATURES
 from operators.spec import Comparison, Cost, Inputs, OperatorSpec
-from operators.tolerance import widen
+from operators.tolerance import BASE_ATOL, RESOLUTION, widen
 
 FP8 = torch.float8_e4m3fn
 FP8_MAX = 448.0  # e4m3fn (OCP); vLLM's e4m3fnuz platforms use 240 and are out of scope here
@@ -104,6 +106,51 @@ def close(atol: float | Mapping[torch.dtype, float], rtol: float | Mapping[torch
 VD = close(VD_ATOL, VD_RTOL)
 NORM = close(1e-2, 1e-2)
 FP32_TIGHT = close(1e-5, 1e-5)
+
+
+def upstream_close(reduce_dim: int = 1) -> Checker:
+    """Upstream KernelGenBench's rule for vLLM outputs (`assert_close(act, ref, dtype)`, research/upstream_kgb.md
+    §2): atol = 1e-4 * reduce_dim, rtol = RESOLUTION[dtype] (fp16 1e-3, bf16 0.016, fp32 1e-5); integer and
+    bool outputs exact (their resolution is 0 and atol < 1); fp8 outputs compared as fp16 values, as upstream
+    casts them before assert_close."""
+    atol = BASE_ATOL * max(1, int(reduce_dim))
+
+    def check(out: Any, ref: Any, what: str) -> Comparison:
+        bad = _basic(out, ref, what)
+        if bad is not None:
+            return bad
+        if not (ref.dtype.is_floating_point or ref.dtype.is_complex):
+            return exact(out, ref, what)
+        if ref.dtype == FP8:
+            return close(atol, RESOLUTION[torch.float16])(out.to(torch.float16), ref.to(torch.float16), what)
+        return close(atol, RESOLUTION[ref.dtype])(out, ref, what)
+
+    return check
+
+
+UPSTREAM = upstream_close()
+UPSTREAM_RULE = "upstream's rule (assert_close at the output dtype: atol 1e-4, rtol fp16 1e-3 / bf16 0.016 / fp32 1e-5)"
+# where the H200 figures behind each tolerance sentence are (bench/vllm_tolerance_evidence.py, full tier,
+# seeds 0 and 1, the first cases within 6 s per operator)
+TOLERANCE_EVIDENCE = "bench/results/h200-2026-12-02-vllm-tolerance"
+
+
+def at_upstream_rule(solution: int = 0, reference: int = 0) -> str:
+    """The fidelity words for outputs compared by upstream's rule, with what met it on the H200: our Triton
+    reference solution on `solution` full-tier case-seeds, the reference run on the GPU against itself run
+    on the host (two honest implementations of the same math) on `reference`."""
+    met = []
+    if solution:
+        met.append(f"our Triton reference solution on {solution}")
+    if reference:
+        met.append(f"the reference on the GPU against itself on the host on {reference}")
+    return f"{UPSTREAM_RULE}; on the H200 {' and '.join(met)} full-tier case-seeds met it ({TOLERANCE_EVIDENCE})"
+
+
+def kept_looser(evidence: str) -> str:
+    """The fidelity words for a comparison kept looser than upstream's rule, which honest implementations
+    were measured to miss (`evidence`: which, on how many case-seeds, by how much)."""
+    return f"kept looser than {UPSTREAM_RULE}, which honest implementations miss on the H200: {evidence} ({TOLERANCE_EVIDENCE})"
 
 
 def exact(out: Any, ref: Any, what: str) -> Comparison:

@@ -9,7 +9,15 @@ from typing import Any
 import torch
 
 from operators.catalog.common import product
-from operators.catalog.vllm13._support import VD, close, dt, exact, ignore, vllm_spec
+from operators.catalog.vllm13._support import (
+    UPSTREAM,
+    at_upstream_rule,
+    close,
+    dt,
+    exact,
+    ignore,
+    vllm_spec,
+)
 from operators.spec import Cost, Rng
 
 V2_PARTITION_SIZE = 512
@@ -282,11 +290,13 @@ PAGED_V1 = vllm_spec(
         "vLLM tests/kernels/attention/test_attention.py ref_single_query_cached_kv_attention formulation (gather "
         "K/V through the block table, GQA head mapping h // (Hq/Hkv), ALiBi bias slope*(j - seq_len + 1), fp32 "
         "softmax) on vLLM's documented v0 cache layout. Upstream's test allocates [NB, BS, Hkv, D] caches (which "
-        "vLLM then reinterprets); we keep its 960-case grid with the real layout and scattered block tables. VD."
+        "vLLM then reinterprets); we keep its 960-case grid with the real layout and scattered block tables. Compared by "
+        + at_upstream_rule(30, 30)
+        + "."
     ),
     returns=False,
     mutates=("out",),
-    checkers=(VD,),
+    checkers=(UPSTREAM,),
     cost=_attention_cost,
 )
 
@@ -367,11 +377,11 @@ PAGED_V2 = vllm_spec(
     fidelity=(
         "Same reference as paged_attention_v1 (v2 only changes the partitioned execution; vLLM's test compares "
         "`out` only, as does upstream). Upstream's 8 configs (random seq_lens up to max_seq_len there; we use "
-        "context_len - i%3) with vLLM's cache layout; VD."
+        "context_len - i%3) with vLLM's cache layout; " + at_upstream_rule(0, 16) + "."
     ),
     returns=False,
     mutates=("out", "exp_sum", "max_logits", "tmp_out"),
-    checkers=(VD, ignore, ignore, ignore),
+    checkers=(UPSTREAM, ignore, ignore, ignore),
     cost=_attention_cost,
 )
 
@@ -450,12 +460,13 @@ MERGE_ATTN_STATES = vllm_spec(
     fidelity=(
         "vLLM csrc/attention/merge_attn_states.cu and vllm/v1/attention/ops/triton_merge_attn_states.py semantics "
         "(+inf LSE -> -inf, max-shifted weights) as tests/kernels/attention/test_merge_attn_states.py's torch "
-        "reference. Upstream grid (18; upstream passes [T, H] LSEs, vLLM's layout is [H, T]); VD on the output, "
-        "atol=rtol=1e-5 on output_lse."
+        "reference. Upstream grid (18; upstream passes [T, H] LSEs, vLLM's layout is [H, T]); the output by "
+        + at_upstream_rule(36, 36)
+        + "; output_lse (which upstream's test does not ask for) at atol=rtol=1e-5."
     ),
     returns=False,
     mutates=("output", "output_lse"),
-    checkers=(VD, close(1e-5, 1e-5)),
+    checkers=(UPSTREAM, close(1e-5, 1e-5)),
     cost=None,
 )
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from operators.catalog.vllm13._support import VD, bytes_cost, close, dt, vllm_spec
+from operators.catalog.vllm13._support import UPSTREAM, at_upstream_rule, bytes_cost, close, dt, kept_looser, vllm_spec
 from operators.spec import Rng
 
 # ---------------------------------------------------------------- repetition penalties
@@ -66,11 +66,13 @@ APPLY_REPETITION_PENALTIES_CUDA = vllm_spec(
     },
     fidelity=(
         "vLLM _custom_ops.apply_repetition_penalties_torch (the CPU/non-contiguous fallback of the same op) and "
-        "tests/kernels/test_apply_repetition_penalties.py. Upstream grid (10, p = 1.1); VD."
+        "tests/kernels/test_apply_repetition_penalties.py. Upstream grid (10, p = 1.1); "
+        + at_upstream_rule(12, 12)
+        + "."
     ),
     returns=False,
     mutates=("logits",),
-    checkers=(VD,),
+    checkers=(UPSTREAM,),
     cost=bytes_cost(lambda c, i: float(i["logits"].numel())),
 )
 
@@ -249,7 +251,12 @@ SELECTIVE_SCAN_FWD = vllm_spec(
         "vLLM tests/kernels/mamba/test_mamba_ssm.py selective_scan_ref recurrence (softplus with threshold 20, "
         "exp(dt*A) decay, D skip, silu(z) gate) applied per varlen sequence with initial/final states as "
         "csrc/mamba/mamba_ssm/selective_scan_fwd.cu does. Upstream grid (160). Outputs (delta, z_) rtol 3e-2 "
-        "atol 5e-2, states the same (vLLM's bf16 tolerances)."
+        "atol 5e-2, states the same (vLLM's bf16 tolerances), "
+        + kept_looser(
+            "the reference on the GPU against itself on the host on 10 of 320 full case-seeds (ssm_states: 1 of "
+            "12288 elements outside atol 1e-4, rtol 1e-5 at fp32)"
+        )
+        + "."
     ),
     returns=False,
     mutates=("delta", "z_", "ssm_states"),

@@ -13,11 +13,14 @@ from operators.catalog.vllm13._support import (
     FP8,
     FP8_MAX,
     FP8_MIN_SCALE,
+    UPSTREAM,
     VD,
+    at_upstream_rule,
     bytes_cost,
     exact,
     fp8_within_one_step,
     int_within,
+    kept_looser,
     per_output,
     vllm_spec,
 )
@@ -194,7 +197,13 @@ SCALED_FP8_QUANT = vllm_spec(
         "formulas of tests/kernels/quant_utils.py (ref_dynamic_per_tensor_fp8_quant, "
         "ref_dynamic_per_token_quant: reciprocal-multiply, 1/(448*512) floor). Upstream grid (540; its 'rowwise' "
         "scale_ub is [M] but vLLM reads one element, so we pass a 1-element bound). q compared within one e4m3 "
-        "step on the first M rows, scales with VD. FP8 variant: e4m3fn, max 448."
+        "step on the first M rows, scales with VD (tighter than upstream's rule on fp32 scales). FP8 variant: e4m3fn, "
+        "max 448. q "
+        + kept_looser(
+            "the reference on the GPU against itself on the host on 21 of 362 full case-seeds (6 of 35287 codes one "
+            "e4m3 step apart at [71, 497] fp16, dynamic per-token); our Triton reference solution met it on all 362"
+        )
+        + "."
     ),
     returns=True,
     compare=_fp8_quant_compare,
@@ -334,7 +343,13 @@ SCALED_INT8_QUANT = vllm_spec(
         "vLLM csrc/quantization/w8a8/int8/scaled_quant.cu semantics (static x/scale with rint and int32 azp add, "
         "dynamic symmetric x*127/absmax, dynamic asymmetric (max-min)/255 and nearbyint azp) as "
         "tests/kernels/quantization/test_int8_quant.py. Upstream grid (120, invalid static-asymmetric-without-azp "
-        "combinations dropped). q within 1 LSB (2 with azp, as vLLM's test), scales VD, azp within 1."
+        "combinations dropped). q within 1 LSB (2 with azp, as vLLM's test), scales VD, azp within 1: "
+        + kept_looser(
+            "our Triton reference solution on 32 of 128 full case-seeds (14 of 35287 codes one apart at [71, 497] "
+            "fp16) and the reference on the GPU against itself on the host on 16 of 128, with q, scales and azp at "
+            "upstream's rule (q exact)"
+        )
+        + "."
     ),
     returns=True,
     compare=_int8_compare,
@@ -465,11 +480,13 @@ HADACORE_TRANSFORM = vllm_spec(
     fidelity=(
         "vLLM tests/kernels/quantization/test_hadacore.py compares against x @ H.T / sqrt(n) with "
         "compressed_tensors' deterministic_hadamard_matrix (Sylvester's construction, natural order); the "
-        "reference computes that product in fp32. Upstream grid (16); VD on the result (and on x when in place)."
+        "reference computes that product in fp32. Upstream grid (16); the result (and x when in place) by "
+        + at_upstream_rule(0, 22)
+        + "."
     ),
     returns=True,
     mutates=("x",),
-    checkers=(VD, VD),
+    checkers=(UPSTREAM, UPSTREAM),
     cost=bytes_cost(lambda c, i: 2.0 * i["x"].numel() * math.log2(max(2, i["x"].shape[-1]))),
 )
 
